@@ -1,0 +1,42 @@
+# The verbs a developer, the docs and CI all use.
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.edukg-installed
+
+.PHONY: setup demo serve test lint format bench clean
+
+setup: $(STAMP)
+
+# Reinstall only when the dependency list changes; the package itself is editable.
+$(STAMP): pyproject.toml
+	$(PYTHON) -c 'import sys; sys.exit("edukg needs Python 3.11 or newer") if sys.version_info < (3, 11) else None'
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+# Build the demo graph (first run only), make a fresh key, print the URL and serve.
+demo: setup
+	$(BIN)/edukg quickstart
+
+serve: setup
+	$(BIN)/edukg serve
+
+test: setup
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+lint: setup
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+
+format: setup
+	$(BIN)/ruff check --fix .
+	$(BIN)/ruff format .
+
+bench: setup
+	$(BIN)/python bench/api_smoke.py
+
+clean:
+	rm -rf $(VENV) build *.egg-info src/*.egg-info .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,49 @@
+"""Standards frameworks."""
+
+from __future__ import annotations
+
+from edukg import service
+from edukg.api.base import Call, Operation
+from edukg.contract import page_schema
+from edukg.params import CURSOR, JURISDICTION, LIMIT, SUBJECT, Param
+
+
+def _list(call: Call) -> bytes:
+    v = call.values
+    page = service.frameworks(
+        call.store,
+        v["jurisdiction"],
+        v["academicSubject"],
+        v["adoptionStatus"],
+        v["includeNonCurrent"],
+        call.after(),
+        v["limit"],
+    )
+    return call.page(page)
+
+
+OPERATIONS = (
+    Operation(
+        path="/standards-frameworks",
+        operation_id="listFrameworks",
+        summary="Standards frameworks",
+        description="Current frameworks by default; `includeNonCurrent=true` adds superseded "
+        "ones.",
+        handler=_list,
+        response_schema=page_schema("StandardsFramework"),
+        params=(
+            JURISDICTION,
+            SUBJECT,
+            Param("adoptionStatus", "enum", "Filter by adoption status", enum="AdoptionStatus"),
+            Param(
+                "includeNonCurrent",
+                "boolean",
+                "Include non-current (superseded) frameworks",
+                default=False,
+            ),
+            LIMIT,
+            CURSOR,
+        ),
+        tags=("Academic standards",),
+    ),
+)

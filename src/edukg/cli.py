@@ -1,0 +1,257 @@
+"""The `edukg` command: a thin layer over the loader, the stores and the server."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+from rich.console import Console
+from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.table import Table
+
+from edukg import __version__
+from edukg.config import DEFAULT_BASE_PATH, normalize_base_path, resolve_db
+from edukg.ingest.builder import LoadSummary, build, load
+from edukg.ingest.demo import DEMO_VERSION, demo_lines
+from edukg.ingest.errors import LoadError
+from edukg.store import open_key_store, open_store
+from edukg.store.sqlite import KeyNameError
+
+_err = Console(stderr=True)
+_out = Console(highlight=False)
+
+
+def _progress_bar() -> tuple[Progress | None, object]:
+    """A progress bar on a terminal; nothing when output is piped or logged."""
+    if not sys.stderr.isatty():
+        return None, None
+    bar = Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        DownloadColumn(),
+        TimeRemainingColumn(),
+        console=_err,
+        transient=True,
+    )
+    tasks: dict[str, object] = {}
+
+    def advance(done: int, total: int | None, description: str) -> None:
+        if description not in tasks:
+            tasks[description] = bar.add_task(description, total=total)
+        bar.update(tasks[description], completed=done, total=total)  # type: ignore[arg-type]
+
+    return bar, advance
+
+
+def _summary(summary: LoadSummary) -> None:
+    table = Table(title=f"Loaded data version {summary.data_version}")
+    table.add_column("records")
+    table.add_column("label")
+    table.add_column("count", justify="right")
+    for label, count in summary.node_counts.items():
+        table.add_row("node", label, f"{count:,}")
+    for label, count in summary.relationship_counts.items():
+        table.add_row("relationship", label, f"{count:,}")
+    table.add_row("", "dangling relationships (endpoint missing)", f"{summary.dangling:,}")
+    table.add_row("", "duplicate node identifiers (last kept)", f"{summary.duplicate_nodes:,}")
+    table.add_row(
+        "", "duplicate relationship identifiers (last kept)", f"{summary.duplicate_relationships:,}"
+    )
+    table.add_row("", "seconds", f"{summary.seconds:.2f}")
+    _out.print(table)
+    _out.print(f"content id {summary.content_id[:16]}")
+
+
+def cmd_load(args: argparse.Namespace) -> int:
+    bar, advance = _progress_bar()
+    try:
+        if bar is not None:
+            with bar:
+                summary = load(args.source, args.db, args.data_version, advance)  # type: ignore[arg-type]
+        else:
+            summary = load(args.source, args.db, args.data_version)
+    except LoadError as exc:
+        _err.print(f"[red]load failed:[/red] {exc}", markup=True, highlight=False)
+        _err.print("The data being served is unchanged.")
+        return 1
+    _summary(summary)
+    return 0
+
+
+def build_demo(db: str) -> LoadSummary:
+    """Build the demo graph into `db` through the ordinary loader."""
+    return build([("demo graph", enumerate(demo_lines(), start=1))], db, DEMO_VERSION)
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    _summary(build_demo(args.db))
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    store = open_store(args.db)
+    if store.info() is None:
+        _err.print(f"nothing is loaded in {args.db}")
+        return 1
+    out = Path(args.outdir)
+    out.mkdir(parents=True, exist_ok=True)
+    for name, relationships in (("nodes.jsonl", False), ("relationships.jsonl", True)):
+        count = _write_lines(out / name, store.export_lines(relationships))
+        _out.print(f"wrote {count:,} records to {out / name}")
+    store.close()
+    return 0
+
+
+def _write_lines(path: Path, lines: Iterator[bytes]) -> int:
+    temp = path.with_name(path.name + ".partial")
+    count = 0
+    with open(temp, "wb") as f:
+        for line in lines:
+            f.write(line)
+            f.write(b"\n")
+            count += 1
+    os.replace(temp, path)
+    return count
+
+
+def cmd_keys(args: argparse.Namespace) -> int:
+    keys = open_key_store(args.db)
+    try:
+        if args.keys_command == "create":
+            try:
+                key = keys.create(args.name)
+            except KeyNameError as exc:
+                _err.print(f"cannot create key: {exc}")
+                return 1
+            _err.print(f"Created key {args.name!r}. It is shown once; store it now.")
+            print(key)
+        elif args.keys_command == "list":
+            table = Table()
+            for column in ("name", "created", "key ends with", "revoked"):
+                table.add_column(column)
+            for info in keys.list():
+                table.add_row(info.name, info.created_at, f"…{info.last4}", info.revoked_at or "")
+            _out.print(table)
+        elif not keys.revoke(args.name):
+            _err.print(f"no live key named {args.name!r}")
+            return 1
+        else:
+            _out.print(f"revoked {args.name!r}; it is refused from now on")
+    finally:
+        keys.close()
+    return 0
+
+
+def _serve(db: str, host: str, port: int, workers: int, base_path: str) -> None:
+    import uvicorn  # noqa: PLC0415 - only the serving commands need the server
+
+    os.environ["EDUKG_DB"] = str(Path(db).absolute())
+    os.environ["EDUKG_BASE_PATH"] = base_path
+    uvicorn.run(
+        "edukg.app:create_app",
+        factory=True,
+        host=host,
+        port=port,
+        workers=workers,
+        access_log=False,
+        log_level="info",
+        proxy_headers=False,
+    )
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    _serve(args.db, args.host, args.port, args.workers, normalize_base_path(args.base_path))
+    return 0
+
+
+def cmd_quickstart(args: argparse.Namespace) -> int:
+    store = open_store(args.db)
+    info = store.info()
+    store.close()
+    if info is None:
+        _err.print(f"Building the demo graph into {args.db} ...")
+        build_demo(args.db)
+    else:
+        _err.print(f"Serving the data already in {args.db} (version {info.data_version}).")
+    keys = open_key_store(args.db)
+    name = "quickstart-" + datetime.now(UTC).strftime("%Y%m%d%H%M%S")
+    key = keys.create(name)
+    keys.close()
+    base = normalize_base_path(args.base_path)
+    url = f"http://{args.host}:{args.port}"
+    _out.print(
+        f"\nedukg {__version__} is starting.\n"
+        f"  API:       {url}{base}\n"
+        f"  Docs:      {url}/docs\n"
+        f"  Health:    {url}/healthz\n"
+        f"  API key:   {key}   (named {name}; revoke with: edukg keys revoke {name})\n\n"
+        f"Try:\n  curl -H 'x-api-key: {key}' '{url}{base}/standards-frameworks'\n"
+    )
+    _serve(args.db, args.host, args.port, 1, base)
+    return 0
+
+
+def parser() -> argparse.ArgumentParser:
+    """The command-line interface (its help is the CLI reference)."""
+    p = argparse.ArgumentParser(
+        prog="edukg", description="Serve the Learning Commons Knowledge Graph export over HTTP."
+    )
+    p.add_argument("--version", action="version", version=f"edukg {__version__}")
+    sub = p.add_subparsers(dest="command", required=True)
+    db_help = "database file (default: $EDUKG_DB, else ./edukg.db)"
+
+    def with_db(cmd: argparse.ArgumentParser) -> argparse.ArgumentParser:
+        cmd.add_argument("--db", default=None, help=db_help)
+        return cmd
+
+    c = with_db(sub.add_parser("load", help="load an export (files, a directory or URLs)"))
+    c.add_argument("source", nargs="+", help="directory, nodes/relationships files, or URLs")
+    c.add_argument("--data-version", default=None, help="export release, e.g. 1.11.0")
+    c.set_defaults(func=cmd_load)
+
+    def with_server(cmd: argparse.ArgumentParser) -> argparse.ArgumentParser:
+        cmd.add_argument("--host", default="127.0.0.1")
+        cmd.add_argument("--port", type=int, default=8000)
+        cmd.add_argument("--base-path", default=DEFAULT_BASE_PATH)
+        return cmd
+
+    c = with_server(with_db(sub.add_parser("serve", help="serve the loaded data over HTTP")))
+    c.add_argument("--workers", type=int, default=1, help="worker processes (one per core)")
+    c.set_defaults(func=cmd_serve)
+
+    c = with_server(
+        with_db(sub.add_parser("quickstart", help="demo data if none, a fresh key, then serve"))
+    )
+    c.set_defaults(func=cmd_quickstart)
+
+    keys = sub.add_parser("keys", help="create, list and revoke API keys")
+    ksub = keys.add_subparsers(dest="keys_command", required=True)
+    c = with_db(ksub.add_parser("create", help="make a key; prints it on the last line"))
+    c.add_argument("name")
+    with_db(ksub.add_parser("list", help="names, creation time, last 4 characters"))
+    c = with_db(ksub.add_parser("revoke", help="revoke a key at once"))
+    c.add_argument("name")
+    keys.set_defaults(func=cmd_keys)
+
+    c = with_db(sub.add_parser("demo", help="build the synthetic demo graph into the database"))
+    c.set_defaults(func=cmd_demo)
+
+    c = with_db(sub.add_parser("export", help="write nodes.jsonl and relationships.jsonl"))
+    c.add_argument("outdir")
+    c.set_defaults(func=cmd_export)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the `edukg` console script."""
+    args = parser().parse_args(argv)
+    args.db = resolve_db(getattr(args, "db", None))
+    return int(args.func(args))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

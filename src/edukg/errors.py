@@ -1,0 +1,64 @@
+"""The Error shape and the exceptions that map onto it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+
+class ApiError(Exception):
+    """An error answered to the client as `{"error","message","requestId","details"?}`."""
+
+    status = 500
+    error = "InternalServerError"
+
+    def __init__(self, message: str, details: dict[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.details = details
+
+
+class ValidationError(ApiError):
+    """A malformed or missing parameter: 400."""
+
+    status = 400
+    error = "ValidationError"
+
+
+class AuthenticationError(ApiError):
+    """A missing, unknown or revoked API key: 401."""
+
+    status = 401
+    error = "AuthenticationError"
+
+
+class NotFoundError(ApiError):
+    """The path or the record does not exist: 404."""
+
+    status = 404
+    error = "NotFoundError"
+
+
+class MethodNotAllowedError(ApiError):
+    """Anything but GET or HEAD under the API's base path: 405."""
+
+    status = 405
+    error = "MethodNotAllowedError"
+
+
+class ServiceUnavailableError(ApiError):
+    """No data loaded yet, or the database cannot be reached: 503."""
+
+    status = 503
+    error = "ServiceUnavailableError"
+
+
+def error_body(
+    error: str, message: str, request_id: str, details: dict[str, Any] | None = None
+) -> bytes:
+    """Encode one Error object."""
+    body: dict[str, Any] = {"error": error, "message": message, "requestId": request_id}
+    if details:
+        body["details"] = details
+    return orjson.dumps(body)

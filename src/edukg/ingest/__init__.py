@@ -1,0 +1,1 @@
+"""Reading the Knowledge Graph export and building a database from it."""

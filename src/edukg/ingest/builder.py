@@ -1,0 +1,203 @@
+"""The load: stream the export, type its values, encode each record once, switch.
+
+Every way a load can fail (a bad line, a killed process, a full disk) leaves the
+served database exactly as it was: the new version is built in a separate file
+and only renamed into place once complete.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+import tempfile
+import time
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from edukg.ingest.errors import LoadError
+from edukg.ingest.normalize import KIND_BY_LABEL, BadValue, encode, grade_mask, typed
+from edukg.ingest.reader import Progress, guess_version, read_lines, resolve
+from edukg.store.base import FRAMEWORK
+from edukg.store.sqlite_load import DocRow, EdgeRow, FigureRow, NodeRow, SqliteLoader
+
+_BATCH = 5000
+
+# (name for messages, its lines as (line number, bytes))
+NamedLines = tuple[str, Iterable[tuple[int, bytes]]]
+
+
+@dataclass
+class LoadSummary:
+    """What a load read and wrote, for the closing table."""
+
+    data_version: str
+    content_id: str
+    node_counts: dict[str, int] = field(default_factory=dict)
+    relationship_counts: dict[str, int] = field(default_factory=dict)
+    node_lines: int = 0
+    relationship_lines: int = 0
+    duplicate_nodes: int = 0
+    duplicate_relationships: int = 0
+    dangling: int = 0
+    seconds: float = 0.0
+
+
+def _need_str(record: dict[str, Any], key: str, where: str) -> str:
+    value = record.get(key)
+    if not isinstance(value, str) or not value:
+        raise LoadError(f"{where}: missing or empty {key!r}")
+    return value
+
+
+def _doc_row(kind: str, identifier: str, props: dict[str, Any]) -> DocRow:
+    grades = props.get("gradeLevel")
+    return (
+        identifier,
+        kind,
+        props.get("caseIdentifierUUID"),
+        props.get("jurisdiction"),
+        props.get("academicSubject"),
+        props.get("normalizedStatementType"),
+        grade_mask(grades if isinstance(grades, list) else None),
+        props.get("adoptionStatus"),
+        0 if kind == FRAMEWORK and props.get("isCurrent") is False else 1,
+        encode(kind, identifier, props),
+    )
+
+
+class _Batches:
+    """Rows waiting to be written, flushed every few thousand lines."""
+
+    def __init__(self, loader: SqliteLoader) -> None:
+        self.loader = loader
+        self.nodes: list[NodeRow] = []
+        self.docs: list[DocRow] = []
+        self.edges: list[EdgeRow] = []
+        self.figures: list[FigureRow] = []
+
+    def flush(self) -> None:
+        self.loader.add(self.nodes, self.docs, self.edges, self.figures)
+        self.nodes, self.docs, self.edges, self.figures = [], [], [], []
+
+
+def _take_line(batches: _Batches, line: bytes, where: str, summary: LoadSummary) -> None:
+    try:
+        record = orjson.loads(line)
+    except orjson.JSONDecodeError as exc:
+        raise LoadError(f"{where}: not valid JSON ({exc})") from None
+    if not isinstance(record, dict):
+        raise LoadError(f"{where}: a line must hold one JSON object")
+    kind = record.get("type")
+    props = record.get("properties", {})
+    if not isinstance(props, dict):
+        raise LoadError(f"{where}: 'properties' must be an object")
+    try:
+        values = typed(props)
+    except BadValue as exc:
+        raise LoadError(f"{where}: {exc}") from None
+    identifier = _need_str(record, "identifier", where)
+    if kind == "node":
+        labels = record.get("labels")
+        if not isinstance(labels, list) or not labels or not all(isinstance(x, str) for x in labels):
+            raise LoadError(f"{where}: 'labels' must be a non-empty list of strings")
+        served = next((KIND_BY_LABEL[x] for x in labels if x in KIND_BY_LABEL), None)
+        batches.nodes.append((identifier, labels[0], served, line))
+        if served is not None:
+            batches.docs.append(_doc_row(served, identifier, values))
+        summary.node_lines += 1
+    elif kind == "relationship":
+        label = _need_str(record, "label", where)
+        source = _need_str(record, "source_identifier", where)
+        target = _need_str(record, "target_identifier", where)
+        batches.edges.append((identifier, label, source, target, line))
+        if label == "hasStandardAlignment":
+            batches.figures.append(
+                (
+                    identifier,
+                    float(values.get("jaccard") or 0.0),
+                    values.get("stateLCCount"),
+                    values.get("ccssLCCount"),
+                    values.get("sharedLCCount"),
+                )
+            )
+        summary.relationship_lines += 1
+    else:
+        raise LoadError(f"{where}: 'type' must be \"node\" or \"relationship\", got {kind!r:.40}")
+
+
+def build(
+    streams: Iterable[NamedLines],
+    db: str,
+    data_version: str,
+    label_lines: str = "",
+) -> LoadSummary:
+    """Load the given lines into a new version of `db` and switch to it."""
+    started = time.monotonic()
+    digest = hashlib.sha256()
+    summary = LoadSummary(data_version=data_version, content_id="")
+    loader = SqliteLoader(db)
+    try:
+        batches = _Batches(loader)
+        pending = 0
+        for name, lines in streams:
+            for number, line in lines:
+                digest.update(line)
+                digest.update(b"\n")
+                _take_line(batches, line, f"{name}:{number}", summary)
+                pending += 1
+                if pending >= _BATCH:
+                    batches.flush()
+                    pending = 0
+        batches.flush()
+        if summary.node_lines == 0:
+            raise LoadError(f"no node records found{label_lines}; nothing was changed")
+        summary.content_id = digest.hexdigest()
+        counts = loader.finish(
+            {
+                "data_version": data_version,
+                "content_id": summary.content_id,
+                "loaded_at": datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
+                "format": "1",
+            }
+        )
+        loader.commit()
+    except (sqlite3.Error, OSError) as exc:
+        loader.abort()
+        raise LoadError(f"the database could not be written ({exc}); nothing was changed") from None
+    except BaseException:
+        loader.abort()
+        raise
+    summary.node_counts = counts["nodes"]  # type: ignore[assignment]
+    summary.relationship_counts = counts["relationships"]  # type: ignore[assignment]
+    summary.dangling = counts["dangling"]  # type: ignore[assignment]
+    summary.duplicate_nodes = summary.node_lines - sum(summary.node_counts.values())
+    summary.duplicate_relationships = summary.relationship_lines - sum(
+        summary.relationship_counts.values()
+    )
+    summary.seconds = time.monotonic() - started
+    return summary
+
+
+def load(
+    sources: list[str],
+    db: str,
+    data_version: str | None = None,
+    progress: Progress | None = None,
+) -> LoadSummary:
+    """Load the export found at `sources` (paths, a directory or URLs) into `db`."""
+    version = data_version or guess_version(sources)
+    workdir = Path(db).absolute().parent
+    workdir.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix=".edukg-download-", dir=workdir) as tmp:
+        files = resolve(sources, Path(tmp), progress)
+
+        def streams() -> Iterator[NamedLines]:
+            for source in files:
+                yield source.name, read_lines(source, progress)
+
+        return build(streams(), db, version, f" in {', '.join(sources)}")

@@ -1,0 +1,117 @@
+"""Export values to API values, and each served record's JSON, encoded once.
+
+The export stores lists as JSON-encoded strings (`"[\\"3\\",\\"4\\"]"`), booleans as
+`"true"`/`"false"` and crosswalk figures as strings. The API serves typed values.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from edukg.contract import (
+    COMPONENT_FIELDS,
+    FRAMEWORK_FIELDS,
+    GRADE_LEVELS,
+    LIST,
+    STANDARD_FIELDS,
+)
+from edukg.store.base import COMPONENT, FRAMEWORK, STANDARD
+
+LIST_PROPERTIES = frozenset({"gradeLevel", "examples", "audience"})
+BOOL_PROPERTIES = frozenset({"isCurrent", "isOptional"})
+FLOAT_PROPERTIES = frozenset({"jaccard"})
+INT_PROPERTIES = frozenset({"stateLCCount", "ccssLCCount", "sharedLCCount"})
+
+KIND_BY_LABEL = {
+    "StandardsFrameworkItem": STANDARD,
+    "StandardsFramework": FRAMEWORK,
+    "LearningComponent": COMPONENT,
+}
+
+_FIELDS = {STANDARD: STANDARD_FIELDS, FRAMEWORK: FRAMEWORK_FIELDS, COMPONENT: COMPONENT_FIELDS}
+_GRADE_BITS = {grade: 1 << i for i, grade in enumerate(GRADE_LEVELS)}
+
+
+class BadValue(ValueError):
+    """A property whose value cannot be typed; the loader adds file and line."""
+
+
+def _as_list(name: str, value: Any) -> list[Any] | None:
+    if value is None or isinstance(value, list):
+        return value
+    if isinstance(value, str):
+        if value == "":
+            return None
+        try:
+            decoded = orjson.loads(value)
+        except orjson.JSONDecodeError:
+            raise BadValue(f"{name} is not a JSON-encoded list: {value[:80]!r}") from None
+        if isinstance(decoded, list):
+            return decoded
+    raise BadValue(f"{name} should be a list, got {value!r:.80}")
+
+
+def _as_bool(name: str, value: Any) -> bool | None:
+    if value is None or isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.lower() in ("true", "false"):
+        return value.lower() == "true"
+    raise BadValue(f"{name} should be 'true' or 'false', got {value!r:.80}")
+
+
+def _as_number(name: str, value: Any, kind: type[int] | type[float]) -> int | float | None:
+    if value is None or (isinstance(value, int | float) and not isinstance(value, bool)):
+        return value if value is None else kind(value)
+    if isinstance(value, str):
+        try:
+            number = float(value)
+            return int(number) if kind is int and number.is_integer() else kind(number)
+        except ValueError:
+            pass
+    raise BadValue(f"{name} should be a number, got {value!r:.80}")
+
+
+def typed(properties: dict[str, Any]) -> dict[str, Any]:
+    """A copy of `properties` with list, boolean and number values decoded."""
+    out = dict(properties)
+    for name, value in properties.items():
+        if name in LIST_PROPERTIES:
+            out[name] = _as_list(name, value)
+        elif name in BOOL_PROPERTIES:
+            out[name] = _as_bool(name, value)
+        elif name in FLOAT_PROPERTIES:
+            out[name] = _as_number(name, value, float)
+        elif name in INT_PROPERTIES:
+            out[name] = _as_number(name, value, int)
+    return out
+
+
+def grade_mask(grades: list[Any] | None) -> int:
+    """A bit per grade of the API's grade enum, for filtering with one AND."""
+    mask = 0
+    for grade in grades or ():
+        mask |= _GRADE_BITS.get(str(grade), 0)
+    return mask
+
+
+def encode(kind: str, identifier: str, props: dict[str, Any]) -> bytes:
+    """The record's API JSON: every field of its kind, in order, null where absent.
+
+    A standard's `hasChildren` is written as false here; the loader flips it for
+    items that turn out to have children once all relationships are read.
+    """
+    record: dict[str, Any] = {}
+    for field, field_kind, _ in _FIELDS[kind]:
+        value = props.get(field)
+        if field_kind == LIST and value is not None:
+            value = [str(v) for v in value]
+        record[field] = value
+    record["identifier"] = identifier
+    if kind == STANDARD:
+        record["hasChildren"] = False
+    elif kind == FRAMEWORK:
+        # Absent isCurrent means current: the hosted API lists such frameworks by default.
+        record["isCurrent"] = props.get("isCurrent") is not False
+    return orjson.dumps(record)

@@ -1,0 +1,122 @@
+"""Finding the export's files and reading them one line at a time."""
+
+from __future__ import annotations
+
+import gzip
+import re
+import tempfile
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO
+from urllib.parse import urlparse
+
+import httpx
+
+from edukg.ingest.errors import LoadError
+
+NODE_FILES = ("nodes.jsonl", "nodes.jsonl.gz")
+RELATIONSHIP_FILES = ("relationships.jsonl", "relationships.jsonl.gz")
+_VERSION = re.compile(r"(?:^|[/_\-.@])v(\d+\.\d+\.\d+)(?=$|[/_\-.])")
+
+# Called with (bytes done, bytes total or None, description) as work advances.
+Progress = Callable[[int, int | None, str], None]
+
+
+@dataclass(frozen=True)
+class Source:
+    """One export file on local disk, and the name to use for it in messages."""
+
+    name: str
+    path: Path
+
+
+def guess_version(sources: list[str]) -> str:
+    """`1.11.0` from a `v1.11.0` segment of any source path or URL, else `unknown`."""
+    for source in sources:
+        match = _VERSION.search(source)
+        if match:
+            return match.group(1)
+    return "unknown"
+
+
+def _is_url(source: str) -> bool:
+    return urlparse(source).scheme in ("http", "https")
+
+
+def resolve(sources: list[str], workdir: Path, progress: Progress | None = None) -> list[Source]:
+    """Local files for the given paths, directories and URLs (downloaded into `workdir`)."""
+    if not sources:
+        raise LoadError("no source given: name a directory, the two files, or their URLs")
+    found: list[Source] = []
+    for source in sources:
+        if _is_url(source):
+            found.append(Source(source, download(source, workdir, progress)))
+            continue
+        path = Path(source)
+        if path.is_dir():
+            for names in (NODE_FILES, RELATIONSHIP_FILES):
+                match = next((path / n for n in names if (path / n).is_file()), None)
+                if match is None:
+                    raise LoadError(f"{path}: holds no {names[0]} (or {names[1]})")
+                found.append(Source(str(match), match))
+        elif path.is_file():
+            found.append(Source(str(path), path))
+        else:
+            raise LoadError(f"{source}: no such file or directory")
+    return found
+
+
+def download(url: str, workdir: Path, progress: Progress | None = None) -> Path:
+    """Stream `url` to a file in `workdir`, a chunk at a time."""
+    name = Path(urlparse(url).path).name or "download"
+    handle, temp = tempfile.mkstemp(prefix="download-", suffix=f"-{name}", dir=workdir)
+    try:
+        with (
+            open(handle, "wb") as out,
+            httpx.stream("GET", url, follow_redirects=True, timeout=60) as response,
+        ):
+            if response.status_code != 200:
+                raise LoadError(f"{url}: the server answered HTTP {response.status_code}")
+            total = int(response.headers.get("content-length", 0)) or None
+            for chunk in response.iter_raw(1 << 20):
+                out.write(chunk)
+                if progress:
+                    progress(response.num_bytes_downloaded, total, f"download {name}")
+    except httpx.HTTPError as exc:
+        Path(temp).unlink(missing_ok=True)
+        raise LoadError(f"{url}: download failed ({exc})") from None
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise
+    return Path(temp)
+
+
+def _open(path: Path) -> tuple[BinaryIO, BinaryIO]:
+    """(the raw file, the stream of lines): gzip is told by its magic bytes, not its name."""
+    raw = open(path, "rb")  # noqa: SIM115 - closed by read_lines
+    if raw.read(2) == b"\x1f\x8b":
+        raw.seek(0)
+        return raw, gzip.GzipFile(fileobj=raw, mode="rb")  # type: ignore[return-value]
+    raw.seek(0)
+    return raw, raw
+
+
+def read_lines(source: Source, progress: Progress | None = None) -> Iterator[tuple[int, bytes]]:
+    """(line number, line) for each non-blank line; memory stays flat whatever the size."""
+    raw, stream = _open(source.path)
+    total = source.path.stat().st_size
+    try:
+        for number, line in enumerate(stream, start=1):
+            if progress and number % 8192 == 0:
+                progress(raw.tell(), total, Path(source.name).name)
+            stripped = line.rstrip(b"\r\n")
+            if stripped.strip():
+                yield number, stripped
+        if progress:
+            progress(total, total, Path(source.name).name)
+    except (OSError, EOFError) as exc:
+        raise LoadError(f"{source.name}: cannot be read to the end ({exc})") from None
+    finally:
+        stream.close()
+        raw.close()

@@ -1,0 +1,72 @@
+"""Opaque keyset cursors, and the paged-list envelope.
+
+A cursor is base64 of a small JSON object: the last identifier returned, the id
+of the data it was issued on, and a hash of the query's filters. A cursor used
+with other filters, or after a reload switched the data, is refused with a
+message that says to restart the walk, rather than silently skipping or
+repeating records.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+from typing import Any
+
+import orjson
+
+from edukg.errors import ValidationError
+from edukg.store.base import Row
+
+
+def scope_of(operation_id: str, filters: dict[str, Any]) -> str:
+    """A short hash of the operation and its filters (everything but limit and cursor)."""
+    blob = orjson.dumps([operation_id, filters], option=orjson.OPT_SORT_KEYS)
+    return hashlib.sha256(blob).hexdigest()[:16]
+
+
+def encode_cursor(last: str, content_id: str, scope: str) -> str:
+    """The cursor for the page after the identifier `last`."""
+    blob = orjson.dumps({"identifier": last, "data": content_id[:16], "q": scope})
+    return base64.urlsafe_b64encode(blob).rstrip(b"=").decode("ascii")
+
+
+def decode_cursor(cursor: str | None, content_id: str, scope: str) -> str | None:
+    """The identifier to continue after, or a ValidationError for a cursor we did not issue."""
+    if cursor is None:
+        return None
+    try:
+        padded = cursor + "=" * (-len(cursor) % 4)
+        state = orjson.loads(base64.urlsafe_b64decode(padded.encode("ascii")))
+    except (binascii.Error, ValueError, UnicodeEncodeError):
+        raise ValidationError("Invalid cursor: it is not a cursor this service issued.") from None
+    if (
+        not isinstance(state, dict)
+        or not isinstance(state.get("identifier"), str)
+        or not isinstance(state.get("data"), str)
+        or not isinstance(state.get("q"), str)
+    ):
+        raise ValidationError("Invalid cursor: it is not a cursor this service issued.")
+    if state["data"] != content_id[:16]:
+        raise ValidationError(
+            "This cursor belongs to a previous version of the data, which has since been "
+            "reloaded. Restart the walk from the first page (omit cursor).",
+            {"reason": "stale_cursor"},
+        )
+    if state["q"] != scope:
+        raise ValidationError(
+            "This cursor was issued for a different query (other filters or another "
+            "resource). Restart the walk from the first page (omit cursor).",
+            {"reason": "cursor_query_mismatch"},
+        )
+    return str(state["identifier"])
+
+
+def page_body(rows: list[Row], limit: int, content_id: str, scope: str) -> bytes:
+    """`{"data":[...],"pagination":{...}}` from up to limit+1 rows of pre-encoded records."""
+    has_more = len(rows) > limit
+    rows = rows[:limit]
+    next_cursor = encode_cursor(rows[-1][0], content_id, scope) if has_more and rows else None
+    pagination = orjson.dumps({"limit": limit, "nextCursor": next_cursor, "hasMore": has_more})
+    return b'{"data":[' + b",".join(doc for _, doc in rows) + b'],"pagination":' + pagination + b"}"

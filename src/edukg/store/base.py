@@ -1,0 +1,137 @@
+"""The storage seam: what the API asks of a database, and nothing more.
+
+Queries are small frozen dataclasses; a store turns each into one indexed range
+scan. Every list query is keyset-paged on the node `identifier` in byte order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Protocol
+
+# A page row: the node identifier (the keyset) and the record's pre-encoded JSON.
+Row = tuple[str, bytes]
+
+# Kinds of served records, as stored.
+STANDARD, FRAMEWORK, COMPONENT = "standard", "framework", "component"
+
+# Neighbour lists precomputed at load (see ingest.builder).
+CHILDREN, PREREQUISITES, BUILDS_TOWARDS, RELATED, COMPONENTS = (
+    "child",
+    "prereq",
+    "builds",
+    "related",
+    "lc",
+)
+
+
+@dataclass(frozen=True)
+class DataInfo:
+    """What is loaded: the user's version label and the content's own id."""
+
+    data_version: str
+    content_id: str
+    loaded_at: str
+    counts: dict[str, int]
+
+
+@dataclass(frozen=True)
+class Members:
+    """Items of a framework (reachable through hasChild), with optional filters."""
+
+    framework: str  # node identifier of the framework
+    grades_mask: int = 0  # 0: any grade; else items with any of these grade bits
+    subject: str | None = None
+    statement_type: str | None = None
+
+
+@dataclass(frozen=True)
+class Linked:
+    """Records linked to a node by one precomputed relation (children, prerequisites...)."""
+
+    relation: str
+    node: str
+
+
+@dataclass(frozen=True)
+class Crosswalks:
+    """Standards aligned to a node by hasStandardAlignment, either direction."""
+
+    node: str
+    jurisdiction: str | None = None
+    min_jaccard: float | None = None
+
+
+@dataclass(frozen=True)
+class OfKind:
+    """All records of one kind, with the filters the list operations offer."""
+
+    kind: str
+    subject: str | None = None
+    jurisdiction: str | None = None
+    adoption_status: str | None = None
+    current_only: bool = False
+
+
+Query = Members | Linked | Crosswalks | OfKind
+
+
+@dataclass(frozen=True)
+class Found:
+    """A record looked up by key."""
+
+    identifier: str
+    kind: str
+    doc: bytes
+
+
+class Store(Protocol):
+    """Read-only access to one loaded version of the graph."""
+
+    def info(self) -> DataInfo | None:
+        """The loaded version, or None when nothing is loaded. Picks up a new load."""
+
+    def by_identifier(self, identifier: str, kind: str) -> Found | None:
+        """One record by node identifier."""
+
+    def by_case_uuid(self, case_uuid: str, kinds: tuple[str, ...]) -> Found | None:
+        """One record by its CASE UUID, among the given kinds."""
+
+    def page(self, query: Query, after: str | None, limit: int) -> list[Row]:
+        """Up to `limit` rows of `query` with identifier > `after`, ascending."""
+
+    def export_lines(self, relationships: bool) -> Iterator[bytes]:
+        """The loaded export's node (or relationship) lines as they were read."""
+
+    def close(self) -> None:
+        """Release connections."""
+
+
+@dataclass(frozen=True)
+class KeyInfo:
+    """What may be shown of a key: never the key itself."""
+
+    name: str
+    created_at: str
+    last4: str
+    revoked_at: str | None
+
+
+class KeyStore(Protocol):
+    """API keys: the only mutable state, kept apart from the versioned data."""
+
+    def create(self, name: str) -> str:
+        """Make a key named `name`; return the key (shown once, stored only as a hash)."""
+
+    def verify(self, key: str) -> str | None:
+        """The name of the live key `key`, or None."""
+
+    def list(self) -> list[KeyInfo]:
+        """All keys, live and revoked."""
+
+    def revoke(self, name: str) -> bool:
+        """Revoke the live key `name`; False when there is none."""
+
+    def close(self) -> None:
+        """Release connections."""

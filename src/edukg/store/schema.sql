@@ -1,0 +1,63 @@
+-- One loaded version of the graph. Written once by the loader, then only read.
+
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+
+-- The export's records as they were read, for `edukg export` and for anything
+-- that needs a property the API does not serve.
+CREATE TABLE nodes (
+  identifier TEXT PRIMARY KEY,
+  label      TEXT NOT NULL,
+  kind       TEXT,  -- the served kind its labels map to, if any
+  line       BLOB NOT NULL
+) WITHOUT ROWID;
+
+CREATE TABLE edges (
+  identifier TEXT PRIMARY KEY,
+  label      TEXT NOT NULL,
+  source     TEXT NOT NULL,
+  target     TEXT NOT NULL,
+  line       BLOB NOT NULL
+) WITHOUT ROWID;
+
+-- Served records: each record's API JSON, encoded once at load.
+CREATE TABLE docs (
+  identifier   TEXT PRIMARY KEY,
+  kind         TEXT NOT NULL,
+  case_uuid    TEXT,
+  jurisdiction TEXT,
+  subject      TEXT,
+  stmt_type    TEXT,
+  grades       INTEGER NOT NULL DEFAULT 0,
+  adoption     TEXT,
+  is_current   INTEGER NOT NULL DEFAULT 1,
+  doc          BLOB NOT NULL
+) WITHOUT ROWID;
+
+-- Framework membership: every item reachable from a framework through hasChild,
+-- with the columns its filters need, so one range scan answers a page.
+CREATE TABLE membership (
+  framework  TEXT NOT NULL,
+  identifier TEXT NOT NULL,
+  grades     INTEGER NOT NULL,
+  subject    TEXT,
+  stmt_type  TEXT,
+  PRIMARY KEY (framework, identifier)
+) WITHOUT ROWID;
+
+-- Neighbour lists (children, prerequisites, builds-towards, related, components).
+CREATE TABLE links (
+  relation TEXT NOT NULL,
+  node     TEXT NOT NULL,
+  other    TEXT NOT NULL,
+  PRIMARY KEY (relation, node, other)
+) WITHOUT ROWID;
+
+-- Crosswalks from each side, with the other side's record and the figures merged in.
+CREATE TABLE crosswalks (
+  node         TEXT NOT NULL,
+  other        TEXT NOT NULL,
+  jurisdiction TEXT,
+  jaccard      REAL NOT NULL,
+  doc          BLOB NOT NULL,
+  PRIMARY KEY (node, other)
+) WITHOUT ROWID;

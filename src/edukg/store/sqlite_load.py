@@ -1,0 +1,216 @@
+"""Builds a new SQLite data file beside the served one, then switches atomically."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+import sqlite3
+from collections.abc import Iterator
+from importlib import resources
+from pathlib import Path
+
+import orjson
+
+from edukg.store.base import BUILDS_TOWARDS, CHILDREN, COMPONENTS, PREREQUISITES, RELATED
+
+_BUILD_MARK = ".building-"
+
+# Neighbour lists: (relation, edge label, node column, other column).
+_LINKS = (
+    (CHILDREN, "hasChild", "source", "target"),
+    (PREREQUISITES, "buildsTowards", "target", "source"),
+    (BUILDS_TOWARDS, "buildsTowards", "source", "target"),
+    (RELATED, "relatesTo", "source", "target"),
+    (RELATED, "relatesTo", "target", "source"),  # the export has both; either alone works
+    (COMPONENTS, "supports", "target", "source"),
+)
+
+NodeRow = tuple[str, str, str | None, bytes]  # identifier, label, served kind, raw line
+EdgeRow = tuple[str, str, str, str, bytes]  # identifier, label, source, target, raw line
+# identifier, kind, case_uuid, jurisdiction, subject, stmt_type, grades, adoption, current, doc
+DocRow = tuple[str, str, str | None, str | None, str | None, str | None, int, str | None, int, bytes]
+# edge identifier, jaccard, stateLCCount, ccssLCCount, sharedLCCount
+FigureRow = tuple[str, float, int | None, int | None, int | None]
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def remove_stale_builds(db: Path) -> None:
+    """Delete build files left by loads that were killed (their process is gone)."""
+    for path in db.parent.glob(f"{db.name}{_BUILD_MARK}*"):
+        try:
+            pid = int(path.name[len(db.name) + len(_BUILD_MARK) :].split("-")[0])
+        except ValueError:
+            continue
+        if not _pid_alive(pid):
+            with contextlib.suppress(FileNotFoundError):
+                path.unlink()
+
+
+class SqliteLoader:
+    """Writes one new version. Nothing touches the served file until `commit`."""
+
+    def __init__(self, db: str) -> None:
+        self.target = Path(db)
+        self.target.parent.mkdir(parents=True, exist_ok=True)
+        remove_stale_builds(self.target)
+        self.path = self.target.with_name(
+            f"{self.target.name}{_BUILD_MARK}{os.getpid()}-{secrets.token_hex(4)}"
+        )
+        self._conn = sqlite3.connect(self.path, isolation_level=None)
+        # A failed build is thrown away whole, so it needs no journal and no syncs.
+        for pragma in (
+            "journal_mode=OFF",
+            "synchronous=OFF",
+            "locking_mode=EXCLUSIVE",
+            "temp_store=MEMORY",
+            "cache_size=-262144",  # 256 MiB
+            "page_size=8192",
+        ):
+            self._conn.execute(f"PRAGMA {pragma}")
+        self._conn.executescript(_sql("schema.sql"))
+        self._conn.execute(
+            "CREATE TEMP TABLE figures (identifier TEXT PRIMARY KEY, jaccard REAL,"
+            " state INTEGER, ccss INTEGER, shared INTEGER) WITHOUT ROWID"
+        )
+        self._conn.execute("BEGIN")
+
+    def add(
+        self,
+        nodes: list[NodeRow],
+        docs: list[DocRow],
+        edges: list[EdgeRow],
+        figures: list[FigureRow],
+    ) -> None:
+        """Insert one batch; a later record with the same identifier replaces an earlier one."""
+        c = self._conn
+        if nodes:
+            c.executemany("INSERT OR REPLACE INTO nodes VALUES (?, ?, ?, ?)", nodes)
+        if docs:
+            c.executemany("INSERT OR REPLACE INTO docs VALUES (?,?,?,?,?,?,?,?,?,?)", docs)
+        if edges:
+            c.executemany("INSERT OR REPLACE INTO edges VALUES (?, ?, ?, ?, ?)", edges)
+        if figures:
+            c.executemany("INSERT OR REPLACE INTO figures VALUES (?, ?, ?, ?, ?)", figures)
+
+    def finish(self, meta: dict[str, str]) -> dict[str, object]:
+        """Derive the served tables, write `meta`; return counts for the summary."""
+        c = self._conn
+        # A duplicate identifier re-read under another label must not keep the
+        # earlier record: the last line wins, for the served record too.
+        c.execute(
+            "DELETE FROM docs WHERE identifier IN (SELECT n.identifier FROM nodes n"
+            " JOIN docs d ON d.identifier = n.identifier WHERE n.kind IS NOT d.kind)"
+        )
+        for statement in _statements("indexes.sql"):  # executescript would end the transaction
+            c.execute(statement)
+        for relation, label, node, other in _LINKS:
+            c.execute(
+                f"INSERT OR IGNORE INTO links SELECT ?, {node}, {other} FROM edges WHERE label = ?",
+                (relation, label),
+            )
+        # Flip hasChildren, which the encoder wrote last as `false}`, for items with a child.
+        c.execute(
+            "UPDATE docs SET doc = CAST(substr(doc, 1, length(doc) - 6) || 'true}' AS BLOB)"
+            " WHERE kind = 'standard' AND identifier IN (SELECT l.node FROM links l"
+            " JOIN nodes n ON n.identifier = l.other WHERE l.relation = ?)",
+            (CHILDREN,),
+        )
+        c.execute(
+            "INSERT OR IGNORE INTO membership"
+            " WITH RECURSIVE reach(framework, identifier) AS ("
+            "  SELECT d.identifier, l.other FROM docs d JOIN links l"
+            "   ON l.relation = ? AND l.node = d.identifier WHERE d.kind = 'framework'"
+            "  UNION"
+            "  SELECT r.framework, l.other FROM reach r JOIN links l"
+            "   ON l.relation = ? AND l.node = r.identifier)"
+            " SELECT r.framework, r.identifier, d.grades, d.subject, d.stmt_type"
+            " FROM reach r JOIN docs d ON d.identifier = r.identifier AND d.kind = 'standard'",
+            (CHILDREN, CHILDREN),
+        )
+        c.executemany(
+            "INSERT OR REPLACE INTO crosswalks VALUES (?, ?, ?, ?, ?)", self._crosswalk_rows()
+        )
+        counts = {
+            "nodes": dict(c.execute("SELECT label, count(*) FROM nodes GROUP BY label ORDER BY 1")),
+            "relationships": dict(
+                c.execute("SELECT label, count(*) FROM edges GROUP BY label ORDER BY 1")
+            ),
+            "dangling": c.execute(
+                "SELECT count(*) FROM edges e WHERE NOT EXISTS"
+                " (SELECT 1 FROM nodes n WHERE n.identifier = e.source)"
+                " OR NOT EXISTS (SELECT 1 FROM nodes n WHERE n.identifier = e.target)"
+            ).fetchone()[0],
+        }
+        meta = {**meta, "counts": orjson.dumps(_served_counts(c)).decode()}
+        c.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", meta.items())
+        c.execute("COMMIT")
+        c.execute("PRAGMA optimize")
+        return counts
+
+    def _crosswalk_rows(self) -> Iterator[tuple[str, str, str | None, float, bytes]]:
+        rows = self._conn.execute(
+            "SELECT e.source, e.target, f.jaccard, f.state, f.ccss, f.shared,"
+            " s.doc, s.jurisdiction, t.doc, t.jurisdiction"
+            " FROM edges e JOIN figures f ON f.identifier = e.identifier"
+            " JOIN docs s ON s.identifier = e.source AND s.kind = 'standard'"
+            " JOIN docs t ON t.identifier = e.target AND t.kind = 'standard'"
+            " WHERE e.label = 'hasStandardAlignment'"
+        ).fetchall()
+        for source, target, jaccard, state, ccss, shared, s_doc, s_jur, t_doc, t_jur in rows:
+            figures = orjson.dumps(
+                {
+                    "jaccard": jaccard,
+                    "stateLCCount": state,
+                    "ccssLCCount": ccss,
+                    "sharedLCCount": shared,
+                }
+            )
+            tail = b"," + figures[1:]
+            yield source, target, t_jur, jaccard, t_doc[:-1] + tail
+            yield target, source, s_jur, jaccard, s_doc[:-1] + tail
+
+    def commit(self) -> None:
+        """Switch readers to the new file: one rename, after the data is on disk."""
+        self._conn.execute("PRAGMA journal_mode=DELETE")
+        self._conn.close()
+        fd = os.open(self.path, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(self.path, self.target)
+        dir_fd = os.open(self.target.parent, os.O_RDONLY)
+        try:
+            os.fsync(dir_fd)
+        finally:
+            os.close(dir_fd)
+
+    def abort(self) -> None:
+        """Throw the unfinished build away; the served file was never touched."""
+        with contextlib.suppress(sqlite3.Error):
+            self._conn.close()
+        with contextlib.suppress(FileNotFoundError):
+            self.path.unlink()
+
+
+def _served_counts(c: sqlite3.Connection) -> dict[str, int]:
+    return dict(c.execute("SELECT kind, count(*) FROM docs GROUP BY kind ORDER BY 1"))
+
+
+def _sql(name: str) -> str:
+    return resources.files("edukg.store").joinpath(name).read_text("utf-8")
+
+
+def _statements(name: str) -> list[str]:
+    lines = [x for x in _sql(name).splitlines() if not x.lstrip().startswith("--")]
+    return [s.strip() for s in "\n".join(lines).split(";") if s.strip()]

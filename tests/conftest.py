@@ -1,0 +1,132 @@
+"""Fixtures: demo and sample databases, real servers over them, keyed HTTP clients."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import httpx
+import jsonschema
+import pytest
+
+from edukg.app import EdukgApp
+from edukg.cli import build_demo
+from edukg.config import Settings
+from edukg.ingest.builder import load
+from edukg.store import open_key_store
+from tests.support import BASE, CONTRACT, SAMPLE, ServerThread, contract_schema
+
+
+@pytest.fixture(scope="session")
+def demo_db(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """A database holding the demo graph."""
+    db = str(tmp_path_factory.mktemp("demo") / "edukg.db")
+    build_demo(db)
+    return db
+
+
+@pytest.fixture(scope="session")
+def sample_db(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """A database holding ../shared/data/kg-sample (skips when it is absent)."""
+    if not (SAMPLE / "nodes.jsonl").is_file():
+        pytest.skip(f"the real export sample is not at {SAMPLE}")
+    db = str(tmp_path_factory.mktemp("sample") / "edukg.db")
+    load([str(SAMPLE)], db, "1.11.0")
+    return db
+
+
+class Api:
+    """A keyed HTTP client on a running server, with base-path-relative helpers."""
+
+    def __init__(self, server: ServerThread, key: str) -> None:
+        self.server = server
+        self.key = key
+        self.http = httpx.Client(base_url=server.url, timeout=10)
+
+    def get(self, path: str, key: str | None = None, **params: Any) -> httpx.Response:
+        """GET `path` under the base path, with this client's key unless told otherwise."""
+        headers = {"x-api-key": self.key if key is None else key} if key != "" else {}
+        return self.http.get(BASE + path, params=params, headers=headers)
+
+    def ok(self, path: str, **params: Any) -> Any:
+        """GET, assert 200, return the JSON."""
+        response = self.get(path, **params)
+        assert response.status_code == 200, response.text
+        return response.json()
+
+    def walk(self, path: str, **params: Any) -> list[dict[str, Any]]:
+        """Every record of a paged list, following nextCursor to the end."""
+        records: list[dict[str, Any]] = []
+        cursor = None
+        for _ in range(10_000):
+            body = self.ok(path, **params, **({"cursor": cursor} if cursor else {}))
+            records.extend(body["data"])
+            if not body["pagination"]["hasMore"]:
+                assert body["pagination"]["nextCursor"] is None
+                return records
+            cursor = body["pagination"]["nextCursor"]
+        raise AssertionError("paging did not end")
+
+
+def _serve(db: str) -> Iterator[Api]:
+    keys = open_key_store(db)
+    key = keys.create(f"test-{len(keys.list())}")
+    keys.close()
+    server = ServerThread(EdukgApp(Settings(db=db))).start()
+    api = Api(server, key)
+    try:
+        yield api
+    finally:
+        api.http.close()
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+def demo(demo_db: str) -> Iterator[Api]:
+    """A server over the demo graph."""
+    yield from _serve(demo_db)
+
+
+@pytest.fixture(scope="session")
+def sample(sample_db: str) -> Iterator[Api]:
+    """A server over the real export sample."""
+    yield from _serve(sample_db)
+
+
+@pytest.fixture
+def serve() -> Iterator[Callable[[str], Api]]:
+    """Start servers over any database; stopped at the end of the test."""
+    started: list[Iterator[Api]] = []
+
+    def start(db: str) -> Api:
+        gen = _serve(db)
+        started.append(gen)
+        return next(gen)
+
+    yield start
+    for gen in started:
+        for _ in gen:
+            pass
+
+
+@pytest.fixture(scope="session")
+def conforms() -> Callable[[str, Any], None]:
+    """Assert that a body matches the published contract's schema for an operation path."""
+    if not CONTRACT.is_file():
+        pytest.skip(f"the published contract is not at {CONTRACT}")
+
+    def check(path: str, body: Any, status: str = "200") -> None:
+        jsonschema.validate(body, contract_schema(path, status))
+
+    return check
+
+
+def error_of(response: httpx.Response, status: int, error: str) -> dict[str, Any]:
+    """Assert an Error-shaped response; return its body."""
+    assert response.status_code == status, response.text
+    body: dict[str, Any] = response.json()
+    assert body["error"] == error
+    assert isinstance(body["message"], str) and body["message"]
+    assert body["requestId"] == response.headers["x-request-id"]
+    assert "Traceback" not in response.text and "sqlite" not in response.text.lower()
+    return body

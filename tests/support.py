@@ -1,0 +1,106 @@
+"""Test helpers: a real server on a real socket, and the published contract's schemas."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+import threading
+import time
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import uvicorn
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = Path(os.environ.get("EDUKG_SHARED", ROOT.parent / "shared"))
+SAMPLE = SHARED / "data" / "kg-sample"
+CONTRACT = SHARED / "reference" / "knowledge-graph-openapi.yaml"
+BASE = "/knowledge-graph/v0"
+
+
+class ServerThread:
+    """uvicorn serving an ASGI app on 127.0.0.1:<free port>, in a background thread."""
+
+    def __init__(self, app: Any) -> None:
+        self._sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self._sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self._sock.bind(("127.0.0.1", 0))
+        self.port = self._sock.getsockname()[1]
+        config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on")
+        self._server = uvicorn.Server(config)
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        asyncio.run(self._server.serve(sockets=[self._sock]))
+
+    @property
+    def url(self) -> str:
+        """The server's root URL."""
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> ServerThread:
+        """Start serving and wait until the socket answers."""
+        self._thread.start()
+        deadline = time.monotonic() + 10
+        while not self._server.started:
+            if time.monotonic() > deadline:
+                raise RuntimeError("test server did not start")
+            time.sleep(0.01)
+        return self
+
+    def stop(self) -> None:
+        """Finish in-flight requests and stop."""
+        self._server.should_exit = True
+        self._thread.join(timeout=10)
+        self._sock.close()
+
+
+def _to_json_schema(node: Any) -> Any:
+    """OpenAPI 3.0 schema -> JSON Schema: `nullable`, and refs into `$defs`."""
+    if isinstance(node, list):
+        return [_to_json_schema(x) for x in node]
+    if not isinstance(node, dict):
+        return node
+    if "$ref" in node:
+        ref = {"$ref": node["$ref"].replace("#/components/schemas/", "#/$defs/")}
+        return {"anyOf": [ref, {"type": "null"}]} if node.get("nullable") else ref
+    out = {
+        k: _to_json_schema(v)
+        for k, v in node.items()
+        if k not in ("nullable", "example", "examples", "discriminator", "xml")
+    }
+    if node.get("nullable"):
+        if "type" in out:
+            out["type"] = [out["type"], "null"]
+        if "enum" in out:
+            out["enum"] = [*out["enum"], None]
+        if "allOf" in out or "anyOf" in out or "oneOf" in out:
+            out = {"anyOf": [out, {"type": "null"}]}
+    return out
+
+
+@cache
+def _load_contract(path: str) -> dict[str, Any]:
+    import yaml
+
+    with open(path, encoding="utf-8") as f:
+        loaded: dict[str, Any] = yaml.safe_load(f)
+    return loaded
+
+
+def response_schema(spec: dict[str, Any], path: str, status: str = "200") -> dict[str, Any]:
+    """The JSON Schema of one GET operation's response in an OpenAPI 3.0 document."""
+    op = spec["paths"][path]["get"]
+    schema = op["responses"][status]["content"]["application/json"]["schema"]
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$defs": _to_json_schema(spec["components"]["schemas"]),
+        **_to_json_schema(schema),
+    }
+
+
+def contract_schema(path: str, status: str = "200") -> dict[str, Any]:
+    """The published contract's schema for `path` (relative to the base path)."""
+    return response_schema(_load_contract(str(CONTRACT)), path, status)

@@ -1,0 +1,115 @@
+"""Frameworks, learning components, health, docs, auth and HTTP-level behaviour."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import httpx
+
+from edukg.contract import COMPONENT_FIELDS, FRAMEWORK_FIELDS
+from tests.conftest import Api, error_of
+
+Conforms = Callable[..., None]
+
+
+def test_frameworks_current_by_default(demo: Api, conforms: Conforms) -> None:
+    body = demo.ok("/standards-frameworks")
+    names = {f["name"] for f in body["data"]}
+    assert len(names) == 3 and all(f["isCurrent"] is True for f in body["data"])
+    assert list(body["data"][0]) == [f for f, _, _ in FRAMEWORK_FIELDS]
+    conforms("/standards-frameworks", body)
+    every = demo.ok("/standards-frameworks", includeNonCurrent="true")["data"]
+    retired = [f for f in every if not f["isCurrent"]]
+    assert len(every) == 4 and len(retired) == 1 and retired[0]["adoptionStatus"] == "Retired"
+
+
+def test_framework_filters(demo: Api) -> None:
+    vt = demo.ok("/standards-frameworks", jurisdiction="Vermont")["data"]
+    assert [f["jurisdiction"] for f in vt] == ["Vermont"]
+    ela = demo.ok("/standards-frameworks", academicSubject="English Language Arts")["data"]
+    assert len(ela) == 1
+    retired = demo.ok("/standards-frameworks", adoptionStatus="Retired", includeNonCurrent="true")
+    assert len(retired["data"]) == 1
+    assert demo.ok("/standards-frameworks", adoptionStatus="Retired")["data"] == []
+    for bad in ({"includeNonCurrent": "yes"}, {"adoptionStatus": "Gone"}, {"jurisdiction": "X"}):
+        error_of(demo.get("/standards-frameworks", **bad), 400, "ValidationError")
+
+
+def test_learning_component_by_id(demo: Api, conforms: Conforms) -> None:
+    listed = demo.ok("/learning-components", academicSubject="Mathematics", limit=1)["data"][0]
+    body = demo.ok(f"/learning-components/{listed['identifier']}")
+    assert body == listed
+    assert list(body) == [f for f, _, _ in COMPONENT_FIELDS]
+    assert isinstance(body["examples"], list) and body["examples"]
+    conforms("/learning-components/{identifier}", body)
+    missing = "00000000-0000-4000-8000-000000000000"
+    error_of(demo.get(f"/learning-components/{missing}"), 404, "NotFoundError")
+    error_of(demo.get("/learning-components/not-a-uuid"), 400, "ValidationError")
+
+
+def test_learning_components_by_subject(demo: Api, conforms: Conforms) -> None:
+    math = demo.walk("/learning-components", academicSubject="Mathematics", limit=7)
+    ela = demo.walk("/learning-components", academicSubject="English Language Arts")
+    assert len(math) == 41 and len(ela) == 6
+    assert all(c["academicSubject"] == "Mathematics" for c in math)
+    conforms("/learning-components", demo.ok("/learning-components", academicSubject="Mathematics"))
+    body = error_of(demo.get("/learning-components"), 400, "ValidationError")
+    assert body["message"].startswith("Missing required parameter: academicSubject")
+
+
+def test_missing_wrong_and_revoked_keys(demo: Api) -> None:
+    path = "/standards-frameworks"
+    body = error_of(demo.get(path, key=""), 401, "AuthenticationError")
+    assert "x-api-key" in body["message"]
+    error_of(demo.get(path, key="ekg_not-a-real-key"), 401, "AuthenticationError")
+    error_of(demo.get("/no/such/path", key=""), 401, "AuthenticationError")
+
+
+def test_unknown_path_and_methods(demo: Api) -> None:
+    error_of(demo.get("/no/such/path"), 404, "NotFoundError")
+    error_of(demo.http.get("/elsewhere"), 404, "NotFoundError")
+    for method in ("POST", "PUT", "DELETE", "PATCH"):
+        response = demo.http.request(
+            method, "/knowledge-graph/v0/standards-frameworks", headers={"x-api-key": demo.key}
+        )
+        error_of(response, 405, "MethodNotAllowedError")
+        assert response.headers["allow"] == "GET, HEAD"
+
+
+def test_head_answers_headers_only(demo: Api) -> None:
+    response = demo.http.head(
+        "/knowledge-graph/v0/standards-frameworks", headers={"x-api-key": demo.key}
+    )
+    assert response.status_code == 200 and response.content == b""
+
+
+def test_non_utf8_query_string(demo: Api) -> None:
+    response = httpx.get(
+        f"{demo.server.url}/knowledge-graph/v0/standards-frameworks?jurisdiction=%ff%fe",
+        headers={"x-api-key": demo.key},
+    )
+    error_of(response, 400, "ValidationError")
+
+
+def test_health_and_openapi_need_no_key(demo: Api) -> None:
+    health = demo.http.get("/healthz")
+    assert health.status_code == 200
+    assert health.json()["dataVersion"] == "demo" and health.json()["counts"]["standard"] == 92
+    spec = demo.http.get("/openapi.json").json()
+    assert spec["openapi"].startswith("3.")
+    docs = demo.http.get("/docs")
+    assert docs.status_code == 200 and "listAcademicStandards" not in docs.text
+    assert "/knowledge-graph/v0/academic-standards" in docs.text
+
+
+def test_own_openapi_declares_every_status_and_operation(demo: Api) -> None:
+    spec = demo.http.get("/openapi.json").json()
+    paths = spec["paths"]
+    assert len(paths) == 12  # 11 operations + /healthz
+    for path, item in paths.items():
+        op = item["get"]
+        if path == "/healthz":
+            continue
+        assert {"200", "400", "401", "405", "500", "503"} <= set(op["responses"]), path
+        if "{" in path:
+            assert "404" in op["responses"], path
