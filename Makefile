@@ -36,7 +36,7 @@ format: setup
 	$(BIN)/ruff format .
 
 bench: setup
-	$(BIN)/python bench/api_smoke.py
+	$(BIN)/python bench/load.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info src/*.egg-info .pytest_cache .mypy_cache .ruff_cache

@@ -126,7 +126,9 @@ def error_of(response: httpx.Response, status: int, error: str) -> dict[str, Any
     assert response.status_code == status, response.text
     body: dict[str, Any] = response.json()
     assert body["error"] == error
-    assert isinstance(body["message"], str) and body["message"]
+    assert isinstance(body["message"], str)
+    assert body["message"]
     assert body["requestId"] == response.headers["x-request-id"]
-    assert "Traceback" not in response.text and "sqlite" not in response.text.lower()
+    assert "Traceback" not in response.text
+    assert "sqlite" not in response.text.lower()
     return body

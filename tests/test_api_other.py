@@ -15,12 +15,15 @@ Conforms = Callable[..., None]
 def test_frameworks_current_by_default(demo: Api, conforms: Conforms) -> None:
     body = demo.ok("/standards-frameworks")
     names = {f["name"] for f in body["data"]}
-    assert len(names) == 3 and all(f["isCurrent"] is True for f in body["data"])
+    assert len(names) == 3
+    assert all(f["isCurrent"] is True for f in body["data"])
     assert list(body["data"][0]) == [f for f, _, _ in FRAMEWORK_FIELDS]
     conforms("/standards-frameworks", body)
     every = demo.ok("/standards-frameworks", includeNonCurrent="true")["data"]
     retired = [f for f in every if not f["isCurrent"]]
-    assert len(every) == 4 and len(retired) == 1 and retired[0]["adoptionStatus"] == "Retired"
+    assert len(every) == 4
+    assert len(retired) == 1
+    assert retired[0]["adoptionStatus"] == "Retired"
 
 
 def test_framework_filters(demo: Api) -> None:
@@ -40,7 +43,8 @@ def test_learning_component_by_id(demo: Api, conforms: Conforms) -> None:
     body = demo.ok(f"/learning-components/{listed['identifier']}")
     assert body == listed
     assert list(body) == [f for f, _, _ in COMPONENT_FIELDS]
-    assert isinstance(body["examples"], list) and body["examples"]
+    assert isinstance(body["examples"], list)
+    assert body["examples"]
     conforms("/learning-components/{identifier}", body)
     missing = "00000000-0000-4000-8000-000000000000"
     error_of(demo.get(f"/learning-components/{missing}"), 404, "NotFoundError")
@@ -50,7 +54,8 @@ def test_learning_component_by_id(demo: Api, conforms: Conforms) -> None:
 def test_learning_components_by_subject(demo: Api, conforms: Conforms) -> None:
     math = demo.walk("/learning-components", academicSubject="Mathematics", limit=7)
     ela = demo.walk("/learning-components", academicSubject="English Language Arts")
-    assert len(math) == 41 and len(ela) == 6
+    assert len(math) == 41
+    assert len(ela) == 6
     assert all(c["academicSubject"] == "Mathematics" for c in math)
     conforms("/learning-components", demo.ok("/learning-components", academicSubject="Mathematics"))
     body = error_of(demo.get("/learning-components"), 400, "ValidationError")
@@ -80,7 +85,8 @@ def test_head_answers_headers_only(demo: Api) -> None:
     response = demo.http.head(
         "/knowledge-graph/v0/standards-frameworks", headers={"x-api-key": demo.key}
     )
-    assert response.status_code == 200 and response.content == b""
+    assert response.status_code == 200
+    assert response.content == b""
 
 
 def test_non_utf8_query_string(demo: Api) -> None:
@@ -94,11 +100,13 @@ def test_non_utf8_query_string(demo: Api) -> None:
 def test_health_and_openapi_need_no_key(demo: Api) -> None:
     health = demo.http.get("/healthz")
     assert health.status_code == 200
-    assert health.json()["dataVersion"] == "demo" and health.json()["counts"]["standard"] == 92
+    assert health.json()["dataVersion"] == "demo"
+    assert health.json()["counts"]["standard"] == 92
     spec = demo.http.get("/openapi.json").json()
     assert spec["openapi"].startswith("3.")
     docs = demo.http.get("/docs")
-    assert docs.status_code == 200 and "listAcademicStandards" not in docs.text
+    assert docs.status_code == 200
+    assert "listAcademicStandards" not in docs.text
     assert "/knowledge-graph/v0/academic-standards" in docs.text
 
 

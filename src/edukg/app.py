@@ -168,9 +168,7 @@ def _query(scope: Scope) -> dict[str, list[str]]:
     except UnicodeDecodeError:
         raise ValidationError("The query string is not valid UTF-8.") from None
     except ValueError:
-        raise ValidationError(
-            f"Too many query parameters (at most {_MAX_QUERY_FIELDS})."
-        ) from None
+        raise ValidationError(f"Too many query parameters (at most {_MAX_QUERY_FIELDS}).") from None
     query: dict[str, list[str]] = {}
     for name, value in pairs:
         query.setdefault(name, []).append(value)

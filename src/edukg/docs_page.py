@@ -57,10 +57,10 @@ def _operation_html(path: str, op: dict[str, Any]) -> str:
         mark = ' <span class="req">required</span>' if p.get("required") else ""
         hint = " (comma-separated)" if repeat else ""
         fields.append(
-            f'<label><code>{html.escape(p["name"])}</code> ({p["in"]}){mark}{hint}: '
+            f"<label><code>{html.escape(p['name'])}</code> ({p['in']}){mark}{hint}: "
             f"{html.escape(p.get('description', ''))}<br>"
             f'<input name="{html.escape(p["name"])}" data-in="{p["in"]}"'
-            f'{" data-repeat=1" if repeat else ""}></label>'
+            f"{' data-repeat=1' if repeat else ''}></label>"
         )
     return (
         f"<details><summary><span class=m>GET</span><code>{html.escape(path)}</code> "

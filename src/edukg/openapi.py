@@ -22,7 +22,10 @@ _DATA_VERSION_HEADER = {
     "description": "The loaded export release (the `--data-version` of the load)",
     "schema": {"type": "string"},
 }
-_REQUEST_ID_HEADER = {"description": "The request's id, as in error bodies", "schema": {"type": "string"}}
+_REQUEST_ID_HEADER = {
+    "description": "The request's id, as in error bodies",
+    "schema": {"type": "string"},
+}
 
 
 def _error_response(status: int) -> dict[str, Any]:

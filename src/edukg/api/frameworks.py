@@ -27,8 +27,7 @@ OPERATIONS = (
         path="/standards-frameworks",
         operation_id="listFrameworks",
         summary="Standards frameworks",
-        description="Current frameworks by default; `includeNonCurrent=true` adds superseded "
-        "ones.",
+        description="Current frameworks by default; `includeNonCurrent=true` adds superseded ones.",
         handler=_list,
         response_schema=page_schema("StandardsFramework"),
         params=(

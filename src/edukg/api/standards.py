@@ -35,7 +35,9 @@ def _get(call: Call) -> bytes:
 def _linked(relation: str) -> Callable[[Call], bytes]:
     def handler(call: Call) -> bytes:
         v = call.values
-        page = service.linked(call.store, v["caseIdentifierUUID"], relation, call.after(), v["limit"])
+        page = service.linked(
+            call.store, v["caseIdentifierUUID"], relation, call.after(), v["limit"]
+        )
         return call.page(page)
 
     return handler
@@ -88,9 +90,12 @@ OPERATIONS = (
                 example="c6487102-d7cb-11e8-824f-0242ac160002",
             ),
             Param(
-                "gradeLevel", "enum", "Filter by grade level (repeatable)", enum="GradeLevel",
+                "gradeLevel",
+                "enum",
+                "Filter by grade level (repeatable)",
+                enum="GradeLevel",
                 repeat=True,
-            ),  # fmt: skip
+            ),
             SUBJECT,
             Param(
                 "normalizedStatementType",

@@ -103,7 +103,11 @@ def _take_line(batches: _Batches, line: bytes, where: str, summary: LoadSummary)
     identifier = _need_str(record, "identifier", where)
     if kind == "node":
         labels = record.get("labels")
-        if not isinstance(labels, list) or not labels or not all(isinstance(x, str) for x in labels):
+        if (
+            not isinstance(labels, list)
+            or not labels
+            or not all(isinstance(x, str) for x in labels)
+        ):
             raise LoadError(f"{where}: 'labels' must be a non-empty list of strings")
         served = next((KIND_BY_LABEL[x] for x in labels if x in KIND_BY_LABEL), None)
         batches.nodes.append((identifier, labels[0], served, line))
@@ -127,7 +131,7 @@ def _take_line(batches: _Batches, line: bytes, where: str, summary: LoadSummary)
             )
         summary.relationship_lines += 1
     else:
-        raise LoadError(f"{where}: 'type' must be \"node\" or \"relationship\", got {kind!r:.40}")
+        raise LoadError(f'{where}: \'type\' must be "node" or "relationship", got {kind!r:.40}')
 
 
 def build(

@@ -31,126 +31,348 @@ _Cluster = tuple[str, str, list[_Std]]
 _Domain = tuple[str, str, str, list[_Cluster]]  # grade, code, name, clusters
 
 MATH: list[_Domain] = [
-    ("2", "OA", "Operations and Algebraic Thinking", [
-        ("A", "Solve word problems with addition and subtraction.", [
-            ("1", "Solve one- and two-step word problems that add or subtract numbers within "
-                  "100, using drawings and equations with a symbol for the unknown.", []),
-        ]),
-        ("B", "Add and subtract fluently within 20.", [
-            ("2", "Add and subtract within 20 fluently, using mental strategies.", []),
-        ]),
-    ]),
-    ("2", "NBT", "Number and Operations in Base Ten", [
-        ("A", "Understand place value in three-digit numbers.", [
-            ("1", "Explain that the three digits of a three-digit number stand for hundreds, "
-                  "tens and ones.", [
-                ("a", "Recognize 100 as a bundle of ten tens, called a hundred."),
-                ("b", "Recognize the numbers 100, 200, ... 900 as one to nine hundreds with no "
-                      "tens and no ones."),
-            ]),
-            ("2", "Skip-count by 5s, 10s and 100s within 1000.", []),
-        ]),
-    ]),
-    ("3", "OA", "Operations and Algebraic Thinking", [
-        ("A", "Understand multiplication and division and use them to solve problems.", [
-            ("1", "Describe a product such as $5 \\times 7$ as the total number of objects in "
-                  "5 groups of 7 objects each.", []),
-            ("2", "Describe a quotient such as $56 \\div 8$ as the number in each share when 56 "
-                  "objects are shared equally among 8 groups.", []),
-            ("3", "Use multiplication and division within 100 to solve word problems about "
-                  "equal groups, arrays and measurement quantities.", []),
-        ]),
-    ]),
-    ("3", "NF", "Number and Operations - Fractions", [
-        ("A", "Understand fractions as numbers.", [
-            ("1", "Understand a unit fraction $\\frac{1}{b}$ as one part when a whole is split "
-                  "into *b* equal parts, and $\\frac{a}{b}$ as *a* parts of size "
-                  "$\\frac{1}{b}$.", []),
-            ("2", "Understand a fraction as a number on the number line and show fractions on "
-                  "a number line diagram.", [
-                ("a", "Show $\\frac{1}{b}$ on a number line by splitting the interval from 0 to "
-                      "1 into *b* equal parts."),
-                ("b", "Show $\\frac{a}{b}$ on a number line by marking off *a* lengths of "
-                      "$\\frac{1}{b}$ from 0."),
-            ]),
-            ("3", "Explain when two fractions are equivalent and compare fractions by "
-                  "reasoning about their size.", [
-                ("a", "Understand two fractions as equivalent when they are the same size or "
-                      "the same point on a number line."),
-                ("b", "Recognize and make simple equivalent fractions, such as "
-                      "$\\frac{1}{2} = \\frac{2}{4}$, and explain why they are equal."),
-                ("c", "Write whole numbers as fractions, such as $3 = \\frac{3}{1}$."),
-                ("d", "Compare two fractions with the same numerator or the same denominator "
-                      "and record the result with >, = or <."),
-            ]),
-        ]),
-    ]),
-    ("3", "MD", "Measurement and Data", [
-        ("A", "Solve problems about time, liquid volume and mass.", [
-            ("1", "Tell and write time to the nearest minute and solve word problems about "
-                  "elapsed time on a number line.", []),
-        ]),
-    ]),
-    ("4", "NBT", "Number and Operations in Base Ten", [
-        ("A", "Generalize place value understanding for multi-digit whole numbers.", [
-            ("1", "Recognize that in a multi-digit whole number a digit in one place is worth "
-                  "ten times what it would be worth in the place to its right.", []),
-            ("2", "Read, write and compare multi-digit whole numbers using base-ten numerals, "
-                  "number names and expanded form.", []),
-        ]),
-    ]),
-    ("4", "NF", "Number and Operations - Fractions", [
-        ("A", "Extend understanding of fraction equivalence and ordering.", [
-            ("1", "Explain why a fraction $\\frac{a}{b}$ is equivalent to "
-                  "$\\frac{n \\times a}{n \\times b}$ using visual fraction models.", []),
-            ("2", "Compare two fractions with different numerators and different denominators "
-                  "by finding common denominators or comparing to a benchmark such as "
-                  "$\\frac{1}{2}$.", []),
-        ]),
-        ("B", "Build fractions from unit fractions.", [
-            ("3", "Understand a fraction $\\frac{a}{b}$ with $a > 1$ as a sum of fractions "
-                  "$\\frac{1}{b}$.", [
-                ("a", "Understand adding and subtracting fractions as joining and separating "
-                      "parts of the same whole."),
-                ("b", "Decompose a fraction into a sum of fractions with the same denominator "
-                      "in more than one way."),
-                ("c", "Add and subtract mixed numbers with like denominators."),
-                ("d", "Solve word problems that add and subtract fractions with like "
-                      "denominators."),
-            ]),
-            ("4", "Multiply a fraction by a whole number, understanding $\\frac{a}{b}$ as a "
-                  "multiple of $\\frac{1}{b}$.", []),
-        ]),
-    ]),
-    ("5", "NF", "Number and Operations - Fractions", [
-        ("A", "Use equivalent fractions to add and subtract fractions.", [
-            ("1", "Add and subtract fractions with unlike denominators, including mixed "
-                  "numbers, by replacing them with equivalent fractions that share a "
-                  "denominator.", []),
-            ("2", "Solve word problems that add and subtract fractions with unlike "
-                  "denominators and check that answers are reasonable.", []),
-        ]),
-    ]),
-    ("5", "NBT", "Number and Operations in Base Ten", [
-        ("A", "Understand the place value system.", [
-            ("1", "Recognize that in a multi-digit number a digit in one place is worth ten "
-                  "times the place to its right and one tenth of the place to its left.", []),
-        ]),
-    ]),
-    ("6", "RP", "Ratios and Proportional Relationships", [
-        ("A", "Understand ratio concepts and use ratio reasoning to solve problems.", [
-            ("1", "Use ratio language to describe a relationship between two quantities.", []),
-            ("2", "Understand a unit rate $\\frac{a}{b}$ for a ratio $a:b$ with $b \\neq 0$ "
-                  "and use rate language.", []),
-            ("3", "Solve real-world problems with ratio and rate reasoning, using tables, "
-                  "tape diagrams and double number lines.", []),
-        ]),
-    ]),
-    ("6", "EE", "Expressions and Equations", [
-        ("A", "Work with numerical and algebraic expressions.", [
-            ("1", "Write and evaluate numerical expressions with whole-number exponents.", []),
-        ]),
-    ]),
+    (
+        "2",
+        "OA",
+        "Operations and Algebraic Thinking",
+        [
+            (
+                "A",
+                "Solve word problems with addition and subtraction.",
+                [
+                    (
+                        "1",
+                        "Solve one- and two-step word problems that add or subtract numbers within "
+                        "100, using drawings and equations with a symbol for the unknown.",
+                        [],
+                    ),
+                ],
+            ),
+            (
+                "B",
+                "Add and subtract fluently within 20.",
+                [
+                    ("2", "Add and subtract within 20 fluently, using mental strategies.", []),
+                ],
+            ),
+        ],
+    ),
+    (
+        "2",
+        "NBT",
+        "Number and Operations in Base Ten",
+        [
+            (
+                "A",
+                "Understand place value in three-digit numbers.",
+                [
+                    (
+                        "1",
+                        "Explain that the three digits of a three-digit number stand for hundreds, "
+                        "tens and ones.",
+                        [
+                            ("a", "Recognize 100 as a bundle of ten tens, called a hundred."),
+                            (
+                                "b",
+                                "Recognize the numbers 100, 200, ... 900 as one to nine hundreds with no "
+                                "tens and no ones.",
+                            ),
+                        ],
+                    ),
+                    ("2", "Skip-count by 5s, 10s and 100s within 1000.", []),
+                ],
+            ),
+        ],
+    ),
+    (
+        "3",
+        "OA",
+        "Operations and Algebraic Thinking",
+        [
+            (
+                "A",
+                "Understand multiplication and division and use them to solve problems.",
+                [
+                    (
+                        "1",
+                        "Describe a product such as $5 \\times 7$ as the total number of objects in "
+                        "5 groups of 7 objects each.",
+                        [],
+                    ),
+                    (
+                        "2",
+                        "Describe a quotient such as $56 \\div 8$ as the number in each share when 56 "
+                        "objects are shared equally among 8 groups.",
+                        [],
+                    ),
+                    (
+                        "3",
+                        "Use multiplication and division within 100 to solve word problems about "
+                        "equal groups, arrays and measurement quantities.",
+                        [],
+                    ),
+                ],
+            ),
+        ],
+    ),
+    (
+        "3",
+        "NF",
+        "Number and Operations - Fractions",
+        [
+            (
+                "A",
+                "Understand fractions as numbers.",
+                [
+                    (
+                        "1",
+                        "Understand a unit fraction $\\frac{1}{b}$ as one part when a whole is split "
+                        "into *b* equal parts, and $\\frac{a}{b}$ as *a* parts of size "
+                        "$\\frac{1}{b}$.",
+                        [],
+                    ),
+                    (
+                        "2",
+                        "Understand a fraction as a number on the number line and show fractions on "
+                        "a number line diagram.",
+                        [
+                            (
+                                "a",
+                                "Show $\\frac{1}{b}$ on a number line by splitting the interval from 0 to "
+                                "1 into *b* equal parts.",
+                            ),
+                            (
+                                "b",
+                                "Show $\\frac{a}{b}$ on a number line by marking off *a* lengths of "
+                                "$\\frac{1}{b}$ from 0.",
+                            ),
+                        ],
+                    ),
+                    (
+                        "3",
+                        "Explain when two fractions are equivalent and compare fractions by "
+                        "reasoning about their size.",
+                        [
+                            (
+                                "a",
+                                "Understand two fractions as equivalent when they are the same size or "
+                                "the same point on a number line.",
+                            ),
+                            (
+                                "b",
+                                "Recognize and make simple equivalent fractions, such as "
+                                "$\\frac{1}{2} = \\frac{2}{4}$, and explain why they are equal.",
+                            ),
+                            ("c", "Write whole numbers as fractions, such as $3 = \\frac{3}{1}$."),
+                            (
+                                "d",
+                                "Compare two fractions with the same numerator or the same denominator "
+                                "and record the result with >, = or <.",
+                            ),
+                        ],
+                    ),
+                ],
+            ),
+        ],
+    ),
+    (
+        "3",
+        "MD",
+        "Measurement and Data",
+        [
+            (
+                "A",
+                "Solve problems about time, liquid volume and mass.",
+                [
+                    (
+                        "1",
+                        "Tell and write time to the nearest minute and solve word problems about "
+                        "elapsed time on a number line.",
+                        [],
+                    ),
+                ],
+            ),
+        ],
+    ),
+    (
+        "4",
+        "NBT",
+        "Number and Operations in Base Ten",
+        [
+            (
+                "A",
+                "Generalize place value understanding for multi-digit whole numbers.",
+                [
+                    (
+                        "1",
+                        "Recognize that in a multi-digit whole number a digit in one place is worth "
+                        "ten times what it would be worth in the place to its right.",
+                        [],
+                    ),
+                    (
+                        "2",
+                        "Read, write and compare multi-digit whole numbers using base-ten numerals, "
+                        "number names and expanded form.",
+                        [],
+                    ),
+                ],
+            ),
+        ],
+    ),
+    (
+        "4",
+        "NF",
+        "Number and Operations - Fractions",
+        [
+            (
+                "A",
+                "Extend understanding of fraction equivalence and ordering.",
+                [
+                    (
+                        "1",
+                        "Explain why a fraction $\\frac{a}{b}$ is equivalent to "
+                        "$\\frac{n \\times a}{n \\times b}$ using visual fraction models.",
+                        [],
+                    ),
+                    (
+                        "2",
+                        "Compare two fractions with different numerators and different denominators "
+                        "by finding common denominators or comparing to a benchmark such as "
+                        "$\\frac{1}{2}$.",
+                        [],
+                    ),
+                ],
+            ),
+            (
+                "B",
+                "Build fractions from unit fractions.",
+                [
+                    (
+                        "3",
+                        "Understand a fraction $\\frac{a}{b}$ with $a > 1$ as a sum of fractions "
+                        "$\\frac{1}{b}$.",
+                        [
+                            (
+                                "a",
+                                "Understand adding and subtracting fractions as joining and separating "
+                                "parts of the same whole.",
+                            ),
+                            (
+                                "b",
+                                "Decompose a fraction into a sum of fractions with the same denominator "
+                                "in more than one way.",
+                            ),
+                            ("c", "Add and subtract mixed numbers with like denominators."),
+                            (
+                                "d",
+                                "Solve word problems that add and subtract fractions with like "
+                                "denominators.",
+                            ),
+                        ],
+                    ),
+                    (
+                        "4",
+                        "Multiply a fraction by a whole number, understanding $\\frac{a}{b}$ as a "
+                        "multiple of $\\frac{1}{b}$.",
+                        [],
+                    ),
+                ],
+            ),
+        ],
+    ),
+    (
+        "5",
+        "NF",
+        "Number and Operations - Fractions",
+        [
+            (
+                "A",
+                "Use equivalent fractions to add and subtract fractions.",
+                [
+                    (
+                        "1",
+                        "Add and subtract fractions with unlike denominators, including mixed "
+                        "numbers, by replacing them with equivalent fractions that share a "
+                        "denominator.",
+                        [],
+                    ),
+                    (
+                        "2",
+                        "Solve word problems that add and subtract fractions with unlike "
+                        "denominators and check that answers are reasonable.",
+                        [],
+                    ),
+                ],
+            ),
+        ],
+    ),
+    (
+        "5",
+        "NBT",
+        "Number and Operations in Base Ten",
+        [
+            (
+                "A",
+                "Understand the place value system.",
+                [
+                    (
+                        "1",
+                        "Recognize that in a multi-digit number a digit in one place is worth ten "
+                        "times the place to its right and one tenth of the place to its left.",
+                        [],
+                    ),
+                ],
+            ),
+        ],
+    ),
+    (
+        "6",
+        "RP",
+        "Ratios and Proportional Relationships",
+        [
+            (
+                "A",
+                "Understand ratio concepts and use ratio reasoning to solve problems.",
+                [
+                    (
+                        "1",
+                        "Use ratio language to describe a relationship between two quantities.",
+                        [],
+                    ),
+                    (
+                        "2",
+                        "Understand a unit rate $\\frac{a}{b}$ for a ratio $a:b$ with $b \\neq 0$ "
+                        "and use rate language.",
+                        [],
+                    ),
+                    (
+                        "3",
+                        "Solve real-world problems with ratio and rate reasoning, using tables, "
+                        "tape diagrams and double number lines.",
+                        [],
+                    ),
+                ],
+            ),
+        ],
+    ),
+    (
+        "6",
+        "EE",
+        "Expressions and Equations",
+        [
+            (
+                "A",
+                "Work with numerical and algebraic expressions.",
+                [
+                    (
+                        "1",
+                        "Write and evaluate numerical expressions with whole-number exponents.",
+                        [],
+                    ),
+                ],
+            ),
+        ],
+    ),
 ]
 
 PRACTICES = [
@@ -166,50 +388,80 @@ PRACTICES = [
 
 # Learning components per Multi-State standard code.
 COMPONENTS: dict[str, list[str]] = {
-    "2.OA.A.1": ["Write an equation with a symbol for the unknown to represent a word problem",
-                 "Solve two-step addition and subtraction word problems within 100"],
+    "2.OA.A.1": [
+        "Write an equation with a symbol for the unknown to represent a word problem",
+        "Solve two-step addition and subtraction word problems within 100",
+    ],
     "2.OA.B.2": ["Add within 20 using mental strategies such as making ten"],
-    "2.NBT.A.1": ["Identify the value of each digit in a three-digit number",
-                  "Decompose a three-digit number into hundreds, tens and ones"],
+    "2.NBT.A.1": [
+        "Identify the value of each digit in a three-digit number",
+        "Decompose a three-digit number into hundreds, tens and ones",
+    ],
     "2.NBT.A.2": ["Skip-count by fives, tens and hundreds within 1000"],
-    "3.OA.A.1": ["Interpret a product of whole numbers as a number of equal groups",
-                 "Represent multiplication with arrays of objects"],
+    "3.OA.A.1": [
+        "Interpret a product of whole numbers as a number of equal groups",
+        "Represent multiplication with arrays of objects",
+    ],
     "3.OA.A.2": ["Interpret a quotient as the size of each equal share"],
-    "3.OA.A.3": ["Solve multiplication word problems about equal groups within 100",
-                 "Solve division word problems about arrays within 100"],
-    "3.NF.A.1": ["Identify a unit fraction as one of several equal parts of a whole",
-                 "Describe a fraction a/b as a copies of the unit fraction 1/b",
-                 "Partition a shape into equal parts"],
-    "3.NF.A.2": ["Locate a unit fraction on a number line",
-                 "Locate a fraction a/b on a number line by iterating unit lengths"],
-    "3.NF.A.3": ["Generate simple equivalent fractions using models",
-                 "Compare two fractions that share a numerator or a denominator"],
-    "3.MD.A.1": ["Tell time to the nearest minute",
-                 "Solve elapsed time problems with a number line"],
-    "4.NBT.A.1": ["Explain that a digit is worth ten times as much as the same digit one place "
-                  "to its right"],
-    "4.NBT.A.2": ["Write multi-digit whole numbers in expanded form",
-                  "Compare multi-digit whole numbers using place value"],
-    "4.NF.A.1": ["Explain fraction equivalence with visual fraction models",
-                 "Generate equivalent fractions by multiplying numerator and denominator by the "
-                 "same number"],
-    "4.NF.A.2": ["Compare fractions with unlike denominators by finding a common denominator",
-                 "Compare fractions using the benchmark one half"],
-    "4.NF.B.3": ["Decompose a fraction into a sum of unit fractions",
-                 "Add fractions with like denominators",
-                 "Subtract fractions with like denominators"],
+    "3.OA.A.3": [
+        "Solve multiplication word problems about equal groups within 100",
+        "Solve division word problems about arrays within 100",
+    ],
+    "3.NF.A.1": [
+        "Identify a unit fraction as one of several equal parts of a whole",
+        "Describe a fraction a/b as a copies of the unit fraction 1/b",
+        "Partition a shape into equal parts",
+    ],
+    "3.NF.A.2": [
+        "Locate a unit fraction on a number line",
+        "Locate a fraction a/b on a number line by iterating unit lengths",
+    ],
+    "3.NF.A.3": [
+        "Generate simple equivalent fractions using models",
+        "Compare two fractions that share a numerator or a denominator",
+    ],
+    "3.MD.A.1": [
+        "Tell time to the nearest minute",
+        "Solve elapsed time problems with a number line",
+    ],
+    "4.NBT.A.1": [
+        "Explain that a digit is worth ten times as much as the same digit one place to its right"
+    ],
+    "4.NBT.A.2": [
+        "Write multi-digit whole numbers in expanded form",
+        "Compare multi-digit whole numbers using place value",
+    ],
+    "4.NF.A.1": [
+        "Explain fraction equivalence with visual fraction models",
+        "Generate equivalent fractions by multiplying numerator and denominator by the same number",
+    ],
+    "4.NF.A.2": [
+        "Compare fractions with unlike denominators by finding a common denominator",
+        "Compare fractions using the benchmark one half",
+    ],
+    "4.NF.B.3": [
+        "Decompose a fraction into a sum of unit fractions",
+        "Add fractions with like denominators",
+        "Subtract fractions with like denominators",
+    ],
     "4.NF.B.4": ["Multiply a fraction by a whole number using a visual model"],
-    "5.NF.A.1": ["Add fractions with unlike denominators by rewriting them with a common "
-                 "denominator",
-                 "Subtract mixed numbers with unlike denominators"],
-    "5.NF.A.2": ["Solve word problems with fractions that have unlike denominators",
-                 "Estimate to check whether a fraction sum is reasonable"],
-    "5.NBT.A.1": ["Explain that a digit is worth one tenth of the same digit one place to its "
-                  "left"],
+    "5.NF.A.1": [
+        "Add fractions with unlike denominators by rewriting them with a common denominator",
+        "Subtract mixed numbers with unlike denominators",
+    ],
+    "5.NF.A.2": [
+        "Solve word problems with fractions that have unlike denominators",
+        "Estimate to check whether a fraction sum is reasonable",
+    ],
+    "5.NBT.A.1": [
+        "Explain that a digit is worth one tenth of the same digit one place to its left"
+    ],
     "6.RP.A.1": ["Describe a ratio relationship between two quantities using ratio language"],
     "6.RP.A.2": ["Find a unit rate for a ratio relationship"],
-    "6.RP.A.3": ["Solve ratio problems with tables and double number lines",
-                 "Solve unit rate problems including unit pricing and constant speed"],
+    "6.RP.A.3": [
+        "Solve ratio problems with tables and double number lines",
+        "Solve unit rate problems including unit pricing and constant speed",
+    ],
     "6.EE.A.1": ["Evaluate numerical expressions that contain whole-number exponents"],
 }
 
@@ -253,8 +505,10 @@ ELA: list[tuple[str, str, str]] = [  # code, grade, statement (all under one str
      "specific information from it."),
 ]  # fmt: skip
 ELA_COMPONENTS = {
-    "RL.3.1": ["Ask questions about key details in a story",
-               "Answer questions by pointing to evidence in the text"],
+    "RL.3.1": [
+        "Ask questions about key details in a story",
+        "Answer questions by pointing to evidence in the text",
+    ],
     "RL.3.2": ["Retell a story in order", "Identify the central message of a fable"],
     "RL.4.2": ["Determine the theme of a story from its details", "Summarize a story"],
 }

@@ -7,6 +7,7 @@ import re
 import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from io import BufferedReader
 from pathlib import Path
 from typing import BinaryIO
 from urllib.parse import urlparse
@@ -60,7 +61,7 @@ def resolve(sources: list[str], workdir: Path, progress: Progress | None = None)
                 if match is None:
                     raise LoadError(f"{path}: holds no {names[0]} (or {names[1]})")
                 found.append(Source(str(match), match))
-        elif path.is_file():
+        elif path.exists():  # a file, or a pipe such as <(zcat export.jsonl.gz)
             found.append(Source(str(path), path))
         else:
             raise LoadError(f"{source}: no such file or directory")
@@ -92,29 +93,40 @@ def download(url: str, workdir: Path, progress: Progress | None = None) -> Path:
     return Path(temp)
 
 
-def _open(path: Path) -> tuple[BinaryIO, BinaryIO]:
-    """(the raw file, the stream of lines): gzip is told by its magic bytes, not its name."""
+def _open(path: Path) -> tuple[BufferedReader, BinaryIO | gzip.GzipFile]:
+    """(the raw file, the stream of lines): gzip is told by its magic bytes, not its name.
+
+    Peeking rather than seeking lets a pipe be a source too.
+    """
     raw = open(path, "rb")  # noqa: SIM115 - closed by read_lines
-    if raw.read(2) == b"\x1f\x8b":
-        raw.seek(0)
-        return raw, gzip.GzipFile(fileobj=raw, mode="rb")  # type: ignore[return-value]
-    raw.seek(0)
+    if raw.peek(2)[:2] == b"\x1f\x8b":
+        return raw, gzip.GzipFile(fileobj=raw, mode="rb")
     return raw, raw
+
+
+def _position(raw: BufferedReader, counted: int) -> int:
+    try:
+        return raw.tell()
+    except OSError:  # a pipe: bytes of lines read stand in for the position
+        return counted
 
 
 def read_lines(source: Source, progress: Progress | None = None) -> Iterator[tuple[int, bytes]]:
     """(line number, line) for each non-blank line; memory stays flat whatever the size."""
     raw, stream = _open(source.path)
-    total = source.path.stat().st_size
+    total = source.path.stat().st_size or None  # a pipe has no size
+    label = Path(source.name).name
+    counted = 0
     try:
         for number, line in enumerate(stream, start=1):
+            counted += len(line)
             if progress and number % 8192 == 0:
-                progress(raw.tell(), total, Path(source.name).name)
+                progress(_position(raw, counted), total, label)
             stripped = line.rstrip(b"\r\n")
             if stripped.strip():
                 yield number, stripped
         if progress:
-            progress(total, total, Path(source.name).name)
+            progress(total or counted, total, label)
     except (OSError, EOFError) as exc:
         raise LoadError(f"{source.name}: cannot be read to the end ({exc})") from None
     finally:

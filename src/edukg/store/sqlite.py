@@ -23,7 +23,6 @@ from edukg.store.base import (
     KeyInfo,
     Linked,
     Members,
-    OfKind,
     Query,
     Row,
 )
@@ -166,7 +165,9 @@ def _page_sql(query: Query, after: str, limit: int) -> tuple[str, list[object]]:
         if query.min_jaccard is not None:
             where.append("jaccard >= ?")
             params.append(query.min_jaccard)
-        sql = f"SELECT other, doc FROM crosswalks WHERE {' AND '.join(where)} ORDER BY other LIMIT ?"
+        sql = (
+            f"SELECT other, doc FROM crosswalks WHERE {' AND '.join(where)} ORDER BY other LIMIT ?"
+        )
     else:
         where, params = ["kind = ?", "identifier > ?"], [query.kind, after]
         for column, value in (

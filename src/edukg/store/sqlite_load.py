@@ -29,7 +29,9 @@ _LINKS = (
 NodeRow = tuple[str, str, str | None, bytes]  # identifier, label, served kind, raw line
 EdgeRow = tuple[str, str, str, str, bytes]  # identifier, label, source, target, raw line
 # identifier, kind, case_uuid, jurisdiction, subject, stmt_type, grades, adoption, current, doc
-DocRow = tuple[str, str, str | None, str | None, str | None, str | None, int, str | None, int, bytes]
+DocRow = tuple[
+    str, str, str | None, str | None, str | None, str | None, int, str | None, int, bytes
+]
 # edge identifier, jaccard, stateLCCount, ccssLCCount, sharedLCCount
 FigureRow = tuple[str, float, int | None, int | None, int | None]
 

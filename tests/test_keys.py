@@ -1,0 +1,89 @@
+"""API keys: the CLI, storage as digests, immediate revocation, survival across loads."""
+
+from __future__ import annotations
+
+import sqlite3
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from edukg.cli import build_demo
+from edukg.config import keys_path_for
+from edukg.store import open_key_store
+from edukg.store.sqlite import KeyNameError
+from tests.conftest import Api, error_of
+
+
+def edukg(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "edukg.cli", *args], capture_output=True, text=True, check=False
+    )
+
+
+def test_cli_create_prints_the_key_alone_on_the_last_line(tmp_path: Path) -> None:
+    db = str(tmp_path / "k.db")
+    created = edukg("keys", "create", "alice", "--db", db)
+    assert created.returncode == 0, created.stderr
+    key = created.stdout.splitlines()[-1]
+    assert key.startswith("ekg_")
+    assert len(key) > 40
+    assert " " not in key
+    listed = edukg("keys", "list", "--db", db)
+    assert "alice" in listed.stdout
+    assert key[-4:] in listed.stdout
+    assert key not in listed.stdout
+    assert key[:-4] not in listed.stdout
+    again = edukg("keys", "create", "alice", "--db", db)
+    assert again.returncode == 1
+    assert "exists" in again.stderr
+    assert edukg("keys", "revoke", "alice", "--db", db).returncode == 0
+    assert edukg("keys", "revoke", "alice", "--db", db).returncode == 1
+    assert edukg("keys", "create", "alice", "--db", db).returncode == 0  # name free again
+
+
+def test_keys_are_stored_as_digests_only(tmp_path: Path) -> None:
+    db = str(tmp_path / "k.db")
+    keys = open_key_store(db)
+    key = keys.create("bob")
+    assert keys.verify(key) == "bob"
+    assert keys.verify(key + "x") is None
+    assert keys.verify("") is None
+    keys.close()
+    raw = keys_path_for(db).read_bytes()
+    assert key.encode() not in raw
+    assert key[4:20].encode() not in raw
+    with sqlite3.connect(keys_path_for(db)) as conn:
+        names = [r[0] for r in conn.execute("SELECT name FROM api_keys")]
+    assert names == ["bob"]
+
+
+@pytest.mark.parametrize("name", ["", "has space", "-leading", "x" * 65, "slash/no"])
+def test_bad_key_names(tmp_path: Path, name: str) -> None:
+    keys = open_key_store(str(tmp_path / "k.db"))
+    with pytest.raises(KeyNameError):
+        keys.create(name)
+    keys.close()
+
+
+def test_keys_file_sits_beside_the_data() -> None:
+    assert keys_path_for("/srv/edukg.db") == Path("/srv/edukg.keys.db")
+    assert keys_path_for("data/graph") == Path("data/graph.keys")
+
+
+def test_revoke_stops_a_key_at_once_and_keys_survive_reloads(
+    tmp_path: Path, serve: Callable[[str], Api]
+) -> None:
+    db = str(tmp_path / "live.db")
+    build_demo(db)
+    api = serve(db)
+    other = edukg("keys", "create", "carol", "--db", db).stdout.splitlines()[-1]
+    assert api.get("/standards-frameworks", key=other).status_code == 200
+    build_demo(db)  # a reload replaces the data file, never the keys
+    assert api.get("/standards-frameworks", key=other).status_code == 200
+    assert api.get("/standards-frameworks").status_code == 200
+    assert edukg("keys", "revoke", "carol", "--db", db).returncode == 0
+    error_of(api.get("/standards-frameworks", key=other), 401, "AuthenticationError")
+    assert api.get("/standards-frameworks").status_code == 200

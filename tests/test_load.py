@@ -1,0 +1,333 @@
+"""The loader: inputs, typing, bad input, failed loads, atomic switch, export round trip."""
+
+from __future__ import annotations
+
+import gzip
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+from edukg.cli import build_demo
+from edukg.ingest.builder import load
+from edukg.ingest.demo import demo_case_uuid, demo_lines
+from edukg.ingest.errors import LoadError
+from edukg.ingest.reader import guess_version
+from edukg.store import open_store
+from tests.conftest import Api, error_of
+from tests.support import SAMPLE
+
+
+def write_export(directory: Path, lines: list[bytes], gz: bool = False) -> Path:
+    """Split export lines into the two files of an export directory."""
+    directory.mkdir(parents=True, exist_ok=True)
+    nodes = [x for x in lines if b'"type":"node"' in x.replace(b" ", b"")]
+    rels = [x for x in lines if x not in nodes]
+    for name, part in (("nodes.jsonl", nodes), ("relationships.jsonl", rels)):
+        data = b"\n".join(part) + b"\n"
+        if gz:
+            (directory / f"{name}.gz").write_bytes(gzip.compress(data))
+        else:
+            (directory / name).write_bytes(data)
+    return directory
+
+
+def node(identifier: str, label: str = "StandardsFrameworkItem", **props: Any) -> bytes:
+    return orjson.dumps(
+        {"type": "node", "identifier": identifier, "labels": [label], "properties": props}
+    )
+
+
+def rel(identifier: str, label: str, source: str, target: str, **props: Any) -> bytes:
+    return orjson.dumps(
+        {
+            "type": "relationship",
+            "identifier": identifier,
+            "label": label,
+            "properties": props,
+            "source_identifier": source,
+            "target_identifier": target,
+            "source_labels": [],
+            "target_labels": [],
+        }
+    )
+
+
+def records(lines: list[bytes]) -> dict[str, Any]:
+    return {orjson.loads(x)["identifier"]: orjson.loads(x) for x in lines}
+
+
+@pytest.fixture
+def demo_export(tmp_path: Path) -> Path:
+    return write_export(tmp_path / "export", list(demo_lines()))
+
+
+def test_directory_files_and_gzip_load_alike(tmp_path: Path, demo_export: Path) -> None:
+    by_dir = load([str(demo_export)], str(tmp_path / "a.db"), "1.0.0")
+    by_files = load(
+        [str(demo_export / "relationships.jsonl"), str(demo_export / "nodes.jsonl")],
+        str(tmp_path / "b.db"),
+    )
+    zipped = write_export(tmp_path / "gz", list(demo_lines()), gz=True)
+    by_gz = load([str(zipped)], str(tmp_path / "c.db"))
+    assert by_dir.node_counts == by_files.node_counts == by_gz.node_counts
+    assert by_dir.relationship_counts == by_gz.relationship_counts
+    assert by_dir.content_id == by_gz.content_id
+    assert by_dir.data_version == "1.0.0"
+    assert by_files.data_version == "unknown"
+
+
+def test_version_from_path_or_url() -> None:
+    assert guess_version(["/data/kg/v1.11.0/"]) == "1.11.0"
+    assert guess_version(["https://example.org/exports/v1.6.0/nodes.jsonl.gz"]) == "1.6.0"
+    assert guess_version(["/data/latest"]) == "unknown"
+
+
+def test_unknown_labels_kept_dangling_and_duplicates_reported(tmp_path: Path) -> None:
+    a, b = "00000000-0000-0000-0000-00000000000a", "00000000-0000-0000-0000-00000000000b"
+    lines = [
+        node(a, caseIdentifierUUID="10000000-0000-4000-8000-000000000001", description="first"),
+        node(a, caseIdentifierUUID="10000000-0000-4000-8000-000000000001", description="second"),
+        node(b, label="SomethingNew", x="y"),
+        rel("e1", "hasChild", a, "missing-node"),
+        rel("e2", "inventedRelation", a, b),
+        rel("e2", "inventedRelation", a, b),
+    ]
+    db = str(tmp_path / "x.db")
+    summary = load([str(write_export(tmp_path / "in", lines))], db)
+    assert summary.node_counts == {"SomethingNew": 1, "StandardsFrameworkItem": 1}
+    assert summary.relationship_counts == {"hasChild": 1, "inventedRelation": 1}
+    assert summary.dangling == 1
+    assert summary.duplicate_nodes == 1
+    assert summary.duplicate_relationships == 1
+    store = open_store(db)
+    found = store.by_case_uuid("10000000-0000-4000-8000-000000000001", ("standard",))
+    assert found is not None
+    assert orjson.loads(found.doc)["description"] == "second"
+    # hasChildren counts only children that exist
+    assert orjson.loads(found.doc)["hasChildren"] is False
+    store.close()
+
+
+def test_typed_values(tmp_path: Path) -> None:
+    lines = [
+        node(
+            "n1",
+            caseIdentifierUUID="10000000-0000-4000-8000-000000000001",
+            gradeLevel='["K","1"]',
+        ),
+        node("f1", label="StandardsFramework", isCurrent="false",
+             caseIdentifierUUID="10000000-0000-4000-8000-000000000002"),
+        node("c1", label="LearningComponent", examples='["one","two"]'),
+    ]  # fmt: skip
+    db = str(tmp_path / "t.db")
+    load([str(write_export(tmp_path / "in", lines))], db)
+    store = open_store(db)
+    item = store.by_identifier("n1", "standard")
+    framework = store.by_identifier("f1", "framework")
+    component = store.by_identifier("c1", "component")
+    assert item
+    assert framework
+    assert component
+    assert orjson.loads(item.doc)["gradeLevel"] == ["K", "1"]
+    assert orjson.loads(framework.doc)["isCurrent"] is False
+    assert orjson.loads(component.doc)["examples"] == ["one", "two"]
+    store.close()
+
+
+BAD_LINES: list[tuple[bytes, str]] = [
+    (b'{"type":"node","identifier":"x","labels":["A"]', "not valid JSON"),
+    (b"[1,2]", "one JSON object"),
+    (b'{"type":"node","labels":["A"],"properties":{}}', "'identifier'"),
+    (b'{"type":"node","identifier":"x","labels":[],"properties":{}}', "'labels'"),
+    (b'{"type":"relationship","identifier":"r","source_identifier":"a","target_identifier":"b"}',
+     "'label'"),
+    (b'{"type":"relationship","identifier":"r","label":"hasChild","source_identifier":"a"}',
+     "'target_identifier'"),
+    (b'{"type":"edge","identifier":"r"}', "'type'"),
+    (b'{"type":"node","identifier":"x","labels":["A"],"properties":{"gradeLevel":"[3"}}',
+     "gradeLevel"),
+    (b'{"type":"node","identifier":"x","labels":["A"],"properties":{"isCurrent":"maybe"}}',
+     "isCurrent"),
+    (b'{"type":"relationship","identifier":"r","label":"x","source_identifier":"a",'
+     b'"target_identifier":"b","properties":{"jaccard":"high"}}', "jaccard"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("bad", "says"), BAD_LINES)
+def test_bad_line_stops_the_load_naming_file_and_line(
+    tmp_path: Path, demo_db: str, bad: bytes, says: str
+) -> None:
+    db = tmp_path / "served.db"
+    shutil.copy(demo_db, db)
+    before = db.read_bytes()
+    export = write_export(tmp_path / "in", list(demo_lines()))
+    nodes = (export / "nodes.jsonl").read_bytes().splitlines()
+    nodes.insert(3, bad)
+    (export / "nodes.jsonl").write_bytes(b"\n".join(nodes) + b"\n")
+    with pytest.raises(LoadError) as caught:
+        load([str(export)], str(db))
+    message = str(caught.value)
+    assert says in message
+    assert f"{export / 'nodes.jsonl'}:4:" in message
+    assert db.read_bytes() == before
+    assert not list(tmp_path.glob("served.db.building-*"))
+
+
+def test_truncated_gzip_fails_cleanly(tmp_path: Path, demo_db: str) -> None:
+    db = tmp_path / "served.db"
+    shutil.copy(demo_db, db)
+    before = db.read_bytes()
+    export = write_export(tmp_path / "in", list(demo_lines()), gz=True)
+    data = (export / "nodes.jsonl.gz").read_bytes()
+    (export / "nodes.jsonl.gz").write_bytes(data[: len(data) // 2])
+    with pytest.raises(LoadError, match=r"nodes\.jsonl\.gz"):
+        load([str(export)], str(db))
+    assert db.read_bytes() == before
+
+
+def test_missing_source_and_empty_export(tmp_path: Path) -> None:
+    with pytest.raises(LoadError, match="no such file"):
+        load([str(tmp_path / "nowhere")], str(tmp_path / "x.db"))
+    (tmp_path / "half").mkdir()
+    (tmp_path / "half" / "nodes.jsonl").write_text("")
+    with pytest.raises(LoadError, match=r"relationships\.jsonl"):
+        load([str(tmp_path / "half")], str(tmp_path / "x.db"))
+    (tmp_path / "half" / "relationships.jsonl").write_text("\n")
+    with pytest.raises(LoadError, match="no node records"):
+        load([str(tmp_path / "half")], str(tmp_path / "x.db"))
+    assert not (tmp_path / "x.db").exists()
+
+
+def test_killed_load_leaves_served_data_and_cleans_up(tmp_path: Path, demo_db: str) -> None:
+    db = tmp_path / "served.db"
+    shutil.copy(demo_db, db)
+    before = db.read_bytes()
+    # An export that never ends: the loader blocks reading it, mid-load, until killed.
+    fifo = tmp_path / "nodes.jsonl"
+    os.mkfifo(fifo)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "edukg.cli", "load", str(fifo), "--db", str(db)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 20
+    while True:  # wait for the loader to open the pipe, without blocking on a dead one
+        try:
+            fd = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+            break
+        except OSError:
+            assert proc.poll() is None, "the loader exited before reading"
+            assert time.monotonic() < deadline, "the loader never opened its source"
+            time.sleep(0.05)
+    os.set_blocking(fd, True)
+    with open(fd, "wb") as writer:
+        for line in list(demo_lines())[:50]:
+            writer.write(line + b"\n")
+        writer.flush()
+        while not list(tmp_path.glob("served.db.building-*")):
+            assert time.monotonic() < deadline, "the load never started building"
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=10)
+    assert db.read_bytes() == before
+    build_demo(str(tmp_path / "other.db"))  # unrelated loads are unaffected
+    load([str(write_export(tmp_path / "in", list(demo_lines())))], str(db))
+    assert not list(tmp_path.glob("served.db.building-*")), "stale build file was not removed"
+
+
+def test_full_disk_fails_cleanly(tmp_path: Path, demo_db: str) -> None:
+    if os.geteuid() != 0 or shutil.which("mount") is None:
+        pytest.skip("needs root to mount a small filesystem")
+    mnt = tmp_path / "tiny"
+    mnt.mkdir()
+    mounted = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(mnt)],
+        capture_output=True,
+        check=False,
+    )
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a small tmpfs here: {mounted.stderr.decode().strip()}")
+    try:
+        db = mnt / "served.db"
+        shutil.copy(demo_db, db)
+        before = db.read_bytes()
+        with pytest.raises(LoadError, match="could not be written"):
+            load([str(SAMPLE)] if SAMPLE.is_dir() else [str(tmp_path)], str(db))
+        assert db.read_bytes() == before
+        assert not list(mnt.glob("served.db.building-*"))
+    finally:
+        subprocess.run(["umount", str(mnt)], check=False)
+
+
+def test_export_round_trip_demo(tmp_path: Path, demo_db: str) -> None:
+    out = tmp_path / "out"
+    subprocess.run(
+        [sys.executable, "-m", "edukg.cli", "export", str(out), "--db", demo_db],
+        check=True,
+        capture_output=True,
+    )
+    original = list(demo_lines())
+    exported = (out / "nodes.jsonl").read_bytes().splitlines()
+    exported += (out / "relationships.jsonl").read_bytes().splitlines()
+    assert records(exported) == records(original)
+
+
+@pytest.mark.sample
+def test_export_round_trip_sample(tmp_path: Path, sample_db: str) -> None:
+    out = tmp_path / "out"
+    subprocess.run(
+        [sys.executable, "-m", "edukg.cli", "export", str(out), "--db", sample_db], check=True
+    )
+    for name in ("nodes.jsonl", "relationships.jsonl"):
+        original = records((SAMPLE / name).read_bytes().splitlines())
+        again = records((out / name).read_bytes().splitlines())
+        assert again == original
+    # and the exported files load again to the same content
+    summary = load([str(out)], str(tmp_path / "again.db"))
+    assert sum(summary.node_counts.values()) == 7395
+    assert sum(summary.relationship_counts.values()) == 7753
+
+
+def test_hot_switch_in_a_running_server(tmp_path: Path, serve: Callable[[str], Api]) -> None:
+    db = str(tmp_path / "live.db")
+    build_demo(db)
+    api = serve(db)
+    code = demo_case_uuid("ms-math", "3.NF.A.1")
+    assert api.ok(f"/academic-standards/{code}")["statementCode"] == "3.NF.A.1"
+    first = api.ok("/learning-components", academicSubject="Mathematics", limit=5)
+    # A new version in which 3.NF.A.1 says something else.
+    changed = [
+        line.replace(b"Understand a unit fraction", b"Recognize a unit fraction")
+        for line in demo_lines()
+    ]
+    load([str(write_export(tmp_path / "v2", changed))], db, "2.0.0")
+    response = api.get(f"/academic-standards/{code}")
+    assert response.headers["x-data-version"] == "2.0.0"
+    assert response.json()["description"].startswith("Recognize a unit fraction")
+    assert api.http.get("/healthz").json()["dataVersion"] == "2.0.0"
+    stale = api.get(
+        "/learning-components",
+        academicSubject="Mathematics",
+        cursor=first["pagination"]["nextCursor"],
+    )
+    body = error_of(stale, 400, "ValidationError")
+    assert "Restart the walk" in body["message"]
+
+
+def test_server_without_data_answers_503(tmp_path: Path, serve: Callable[[str], Api]) -> None:
+    db = str(tmp_path / "empty.db")
+    api = serve(db)
+    error_of(api.http.get("/healthz"), 503, "ServiceUnavailableError")
+    error_of(api.get("/standards-frameworks"), 503, "ServiceUnavailableError")
+    build_demo(db)
+    assert api.http.get("/healthz").status_code == 200
+    assert api.ok("/standards-frameworks")["data"]

@@ -1,0 +1,114 @@
+"""Checks on real records of the export sample in ../shared (skipped when absent)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from tests.conftest import Api, error_of
+
+pytestmark = pytest.mark.sample
+Conforms = Callable[..., None]
+
+CCSS_MATH = "c6496676-d7cb-11e8-824f-0242ac160002"
+CA_MATH = "c6487102-d7cb-11e8-824f-0242ac160002"
+CCSS_3NFA1 = "6b9bf846-d7cc-11e8-824f-0242ac160002"
+CA_3NFA1 = "5ebef26f-d7cc-11e8-824f-0242ac160002"
+
+
+def test_ccss_3nfa1_has_its_node_identifier(sample: Api, conforms: Conforms) -> None:
+    body = sample.ok(f"/academic-standards/{CCSS_3NFA1}")
+    assert body["identifier"] == "e1755456-c533-5a84-891e-59725c0479e0"
+    assert body["statementCode"] == "3.NF.A.1"
+    assert body["jurisdiction"] == "Multi-State"
+    assert body["gradeLevel"] == ["3"]
+    assert sample.get(f"/academic-standards/{CCSS_3NFA1}").headers["x-data-version"] == "1.11.0"
+    conforms("/academic-standards/{caseIdentifierUUID}", body)
+
+
+def test_frameworks_of_the_sample(sample: Api, conforms: Conforms) -> None:
+    body = sample.ok("/standards-frameworks")
+    assert {f["jurisdiction"] for f in body["data"]} == {"California", "Multi-State"}
+    assert all(isinstance(f["isCurrent"], bool) for f in body["data"])
+    conforms("/standards-frameworks", body)
+    ca = sample.ok("/standards-frameworks", jurisdiction="California")["data"]
+    assert [f["caseIdentifierUUID"] for f in ca] == [CA_MATH]
+
+
+def test_framework_membership_and_grade_filter(sample: Api, conforms: Conforms) -> None:
+    everything = sample.walk(
+        "/academic-standards", standardsFrameworkCaseIdentifierUUID=CA_MATH, limit=1000
+    )
+    assert len(everything) == 1467
+    assert all(r["jurisdiction"] == "California" for r in everything)
+    grade3 = sample.walk(
+        "/academic-standards", standardsFrameworkCaseIdentifierUUID=CA_MATH, gradeLevel="3"
+    )
+    assert grade3
+    assert all("3" in r["gradeLevel"] for r in grade3)
+    assert CA_3NFA1 in {r["caseIdentifierUUID"] for r in grade3}
+    conforms(
+        "/academic-standards",
+        sample.ok("/academic-standards", standardsFrameworkCaseIdentifierUUID=CA_MATH, limit=50),
+    )
+
+
+def test_learning_components_of_california_3nfa1(sample: Api, conforms: Conforms) -> None:
+    body = sample.ok(f"/academic-standards/{CA_3NFA1}/learning-components")
+    assert body["data"]
+    assert all(r["author"] == "Achievement Network" for r in body["data"])
+    conforms("/academic-standards/{caseIdentifierUUID}/learning-components", body)
+    one = sample.ok(f"/learning-components/{body['data'][0]['identifier']}")
+    assert one == body["data"][0]
+    assert one["examples"] == []
+    conforms("/learning-components/{identifier}", one)
+    listed = sample.ok("/learning-components", academicSubject="Mathematics")
+    conforms("/learning-components", listed)
+
+
+def test_crosswalks_state_to_ccss_and_back(sample: Api, conforms: Conforms) -> None:
+    forward = sample.ok(f"/academic-standards/{CA_3NFA1}/crosswalks")
+    assert [r["caseIdentifierUUID"] for r in forward["data"]] == [CCSS_3NFA1]
+    row = forward["data"][0]
+    assert isinstance(row["jaccard"], float)
+    assert 0 <= row["jaccard"] <= 1
+    for count in ("stateLCCount", "ccssLCCount", "sharedLCCount"):
+        assert isinstance(row[count], int)
+    conforms("/academic-standards/{caseIdentifierUUID}/crosswalks", forward)
+    back = sample.walk(f"/academic-standards/{CCSS_3NFA1}/crosswalks")
+    assert CA_3NFA1 in {r["caseIdentifierUUID"] for r in back}
+    assert all(r["jurisdiction"] == "California" for r in back)
+    strong = sample.walk(f"/academic-standards/{CCSS_3NFA1}/crosswalks", minJaccardScore="0.99")
+    assert all(r["jaccard"] >= 0.99 for r in strong)
+
+
+def test_progressions_on_real_data(sample: Api, conforms: Conforms) -> None:
+    b3a = sample.ok(
+        "/academic-standards",
+        standardsFrameworkCaseIdentifierUUID=CCSS_MATH,
+        limit=1000,
+    )["data"]
+    by_code = {r["statementCode"]: r["caseIdentifierUUID"] for r in b3a}
+    prereqs = sample.walk(f"/academic-standards/{by_code['4.NF.B.3.a']}/prerequisites")
+    codes = {r["statementCode"] for r in prereqs}
+    assert {"3.NF.A.1", "4.NF.A.1"} <= codes
+    conforms(
+        "/academic-standards/{caseIdentifierUUID}/prerequisites",
+        sample.ok(f"/academic-standards/{by_code['4.NF.B.3.a']}/prerequisites"),
+    )
+    onward = sample.ok(f"/academic-standards/{CCSS_3NFA1}/builds-towards")
+    assert onward["data"]
+    conforms("/academic-standards/{caseIdentifierUUID}/builds-towards", onward)
+    related = sample.walk(f"/academic-standards/{by_code['4.NF.B.3.a']}/related-standards")
+    ids = [r["identifier"] for r in related]
+    assert len(ids) == len(set(ids))
+    children = sample.ok(f"/academic-standards/{by_code['4.NF.B.3']}/children")
+    assert {r["statementCode"] for r in children["data"]} >= {"4.NF.B.3.a", "4.NF.B.3.d"}
+    conforms("/academic-standards/{caseIdentifierUUID}/children", children)
+
+
+def test_unknown_standard_on_sample(sample: Api) -> None:
+    error_of(
+        sample.get("/academic-standards/00000000-0000-4000-8000-000000000000"), 404, "NotFoundError"
+    )
