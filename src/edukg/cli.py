@@ -25,6 +25,11 @@ _err = Console(stderr=True)
 _out = Console(highlight=False)
 
 
+def _say(message: str) -> None:
+    """A plain line on stderr: never wrapped, so messages stay greppable and copyable."""
+    print(message, file=sys.stderr, flush=True)
+
+
 def _progress_bar() -> tuple[Progress | None, object]:
     """A progress bar on a terminal; nothing when output is piped or logged."""
     if not sys.stderr.isatty():
@@ -75,8 +80,8 @@ def cmd_load(args: argparse.Namespace) -> int:
         else:
             summary = load(args.source, args.db, args.data_version)
     except LoadError as exc:
-        _err.print(f"[red]load failed:[/red] {exc}", markup=True, highlight=False)
-        _err.print("The data being served is unchanged.")
+        _say(f"load failed: {exc}")
+        _say("The data being served is unchanged.")
         return 1
     _summary(summary)
     return 0
@@ -95,7 +100,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
 def cmd_export(args: argparse.Namespace) -> int:
     store = open_store(args.db)
     if store.info() is None:
-        _err.print(f"nothing is loaded in {args.db}")
+        _say(f"nothing is loaded in {args.db}")
         return 1
     out = Path(args.outdir)
     out.mkdir(parents=True, exist_ok=True)
@@ -125,9 +130,9 @@ def cmd_keys(args: argparse.Namespace) -> int:
             try:
                 key = keys.create(args.name)
             except KeyNameError as exc:
-                _err.print(f"cannot create key: {exc}")
+                _say(f"cannot create key: {exc}")
                 return 1
-            _err.print(f"Created key {args.name!r}. It is shown once; store it now.")
+            _say(f"Created key {args.name!r}. It is shown once; store it now.")
             print(key)
         elif args.keys_command == "list":
             table = Table()
@@ -137,7 +142,7 @@ def cmd_keys(args: argparse.Namespace) -> int:
                 table.add_row(info.name, info.created_at, f"…{info.last4}", info.revoked_at or "")
             _out.print(table)
         elif not keys.revoke(args.name):
-            _err.print(f"no live key named {args.name!r}")
+            _say(f"no live key named {args.name!r}")
             return 1
         else:
             _out.print(f"revoked {args.name!r}; it is refused from now on")
@@ -173,23 +178,24 @@ def cmd_quickstart(args: argparse.Namespace) -> int:
     info = store.info()
     store.close()
     if info is None:
-        _err.print(f"Building the demo graph into {args.db} ...")
+        _say(f"Building the demo graph into {args.db} ...")
         build_demo(args.db)
     else:
-        _err.print(f"Serving the data already in {args.db} (version {info.data_version}).")
+        _say(f"Serving the data already in {args.db} (version {info.data_version}).")
     keys = open_key_store(args.db)
     name = "quickstart-" + datetime.now(UTC).strftime("%Y%m%d%H%M%S")
     key = keys.create(name)
     keys.close()
     base = normalize_base_path(args.base_path)
     url = f"http://{args.host}:{args.port}"
-    _out.print(
+    print(  # plain print: a wrapped key or curl line could not be copied
         f"\nedukg {__version__} is starting.\n"
         f"  API:       {url}{base}\n"
         f"  Docs:      {url}/docs\n"
         f"  Health:    {url}/healthz\n"
         f"  API key:   {key}   (named {name}; revoke with: edukg keys revoke {name})\n\n"
-        f"Try:\n  curl -H 'x-api-key: {key}' '{url}{base}/standards-frameworks'\n"
+        f"Try:\n  curl -H 'x-api-key: {key}' '{url}{base}/standards-frameworks'\n",
+        flush=True,
     )
     _serve(args.db, args.host, args.port, 1, base)
     return 0

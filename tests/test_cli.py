@@ -1,0 +1,158 @@
+"""The command line as a user runs it: real processes, real ports, real HTTP."""
+
+from __future__ import annotations
+
+import http.server
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from functools import partial
+from pathlib import Path
+
+import httpx
+import pytest
+
+from edukg.cli import build_demo
+from edukg.ingest.demo import demo_lines
+from tests.test_load import write_export
+
+EDUKG = [sys.executable, "-m", "edukg.cli"]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def wait_for(url: str, proc: subprocess.Popen[str], seconds: float = 20) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, f"server exited: {proc.stdout.read() if proc.stdout else ''}"
+        try:
+            httpx.get(url, timeout=1)
+            return
+        except httpx.TransportError:
+            time.sleep(0.1)
+    raise AssertionError(f"{url} did not answer")
+
+
+def stop(proc: subprocess.Popen[str]) -> None:
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(timeout=10)
+    if proc.stdout is not None:
+        proc.stdout.close()
+
+
+def test_quickstart_prints_a_working_key_and_serves(tmp_path: Path) -> None:
+    port = free_port()
+    proc = subprocess.Popen(
+        [*EDUKG, "quickstart", "--db", str(tmp_path / "q.db"), "--port", str(port)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        key = None
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            if line.strip().startswith("API key:"):
+                key = line.split()[2]
+                break
+        assert key and key.startswith("ekg_")
+        base = f"http://127.0.0.1:{port}"
+        wait_for(f"{base}/healthz", proc)
+        response = httpx.get(
+            f"{base}/knowledge-graph/v0/standards-frameworks", headers={"x-api-key": key}
+        )
+        assert response.status_code == 200 and len(response.json()["data"]) == 3
+    finally:
+        stop(proc)
+
+
+def test_serve_with_workers_and_a_base_path(tmp_path: Path) -> None:
+    db = str(tmp_path / "w.db")
+    build_demo(db)
+    key = subprocess.run(
+        [*EDUKG, "keys", "create", "w"], capture_output=True, text=True, check=True,
+        env={**os.environ, "EDUKG_DB": db},
+    ).stdout.splitlines()[-1]  # fmt: skip
+    port = free_port()
+    proc = subprocess.Popen(
+        [*EDUKG, "serve", "--workers", "2", "--port", str(port), "--base-path", "/kg"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env={**os.environ, "EDUKG_DB": db},
+    )
+    try:
+        base = f"http://127.0.0.1:{port}"
+        wait_for(f"{base}/healthz", proc)
+        for _ in range(6):  # several requests, so both workers are likely to answer
+            response = httpx.get(f"{base}/kg/standards-frameworks", headers={"x-api-key": key})
+            assert response.status_code == 200
+        assert httpx.get(f"{base}/knowledge-graph/v0/standards-frameworks").status_code == 404
+    finally:
+        stop(proc)
+
+
+@pytest.fixture
+def file_server(tmp_path: Path) -> Iterator[tuple[str, Path]]:
+    """A plain HTTP server on loopback serving a directory."""
+    root = tmp_path / "www"
+    root.mkdir()
+    handler = partial(http.server.SimpleHTTPRequestHandler, directory=str(root))
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    httpd.RequestHandlerClass.log_message = lambda *a: None  # type: ignore[method-assign]
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}", root
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
+def test_load_from_urls(tmp_path: Path, file_server: tuple[str, Path]) -> None:
+    url, root = file_server
+    write_export(root / "v2.3.4", list(demo_lines()), gz=True)
+    db = tmp_path / "u.db"
+    done = subprocess.run(
+        [
+            *EDUKG, "load", f"{url}/v2.3.4/nodes.jsonl.gz", f"{url}/v2.3.4/relationships.jsonl.gz",
+            "--db", str(db),
+        ],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "Loaded data version 2.3.4" in done.stdout
+    assert "StandardsFrameworkItem" in done.stdout and "dangling" in done.stdout
+    assert not list(tmp_path.glob(".edukg-download-*")), "downloads were not cleaned up"
+    missing = subprocess.run(
+        [*EDUKG, "load", f"{url}/nope/nodes.jsonl", "--db", str(db)],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert missing.returncode == 1 and "HTTP 404" in missing.stderr
+    assert "unchanged" in missing.stderr
+
+
+def test_failed_load_exits_nonzero_naming_the_line(tmp_path: Path) -> None:
+    export = write_export(tmp_path / "in", list(demo_lines()))
+    with open(export / "relationships.jsonl", "ab") as f:
+        f.write(b"{oops\n")
+    lines = len((export / "relationships.jsonl").read_bytes().splitlines())
+    done = subprocess.run(
+        [*EDUKG, "load", str(export), "--db", str(tmp_path / "f.db")],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert done.returncode == 1
+    assert f"relationships.jsonl:{lines}:" in done.stderr.replace("\n", "")
+    assert not (tmp_path / "f.db").exists()
