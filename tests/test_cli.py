@@ -109,9 +109,13 @@ def file_server(tmp_path: Path) -> Iterator[tuple[str, Path]]:
     """A plain HTTP server on loopback serving a directory."""
     root = tmp_path / "www"
     root.mkdir()
-    handler = partial(http.server.SimpleHTTPRequestHandler, directory=str(root))
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, format: str, *args: object) -> None:
+            pass
+
+    handler = partial(Quiet, directory=str(root))
     httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    httpd.RequestHandlerClass.log_message = lambda *a: None  # type: ignore[method-assign]
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()
     try:
