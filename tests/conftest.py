@@ -115,8 +115,10 @@ def conforms() -> Callable[[str, Any], None]:
     if not CONTRACT.is_file():
         pytest.skip(f"the published contract is not at {CONTRACT}")
 
-    def check(path: str, body: Any, status: str = "200") -> None:
-        jsonschema.validate(body, contract_schema(path, status))
+    def check(
+        path: str, body: Any, status: str = "200", nullable: frozenset[str] = frozenset()
+    ) -> None:
+        jsonschema.validate(body, contract_schema(path, status, nullable))
 
     return check
 

@@ -101,6 +101,27 @@ def response_schema(spec: dict[str, Any], path: str, status: str = "200") -> dic
     }
 
 
-def contract_schema(path: str, status: str = "200") -> dict[str, Any]:
-    """The published contract's schema for `path` (relative to the base path)."""
-    return response_schema(_load_contract(str(CONTRACT)), path, status)
+def contract_schema(
+    path: str, status: str = "200", nullable: frozenset[str] = frozenset()
+) -> dict[str, Any]:
+    """The published contract's schema for `path` (relative to the base path).
+
+    `nullable` names properties that may also be null: the documented derivation gaps
+    of records that lack those fields in the data (docs/data.md), and no others.
+    """
+    schema = response_schema(_load_contract(str(CONTRACT)), path, status)
+    return _allow_null(schema, nullable) if nullable else schema
+
+
+def _allow_null(node: Any, names: frozenset[str]) -> Any:
+    if isinstance(node, list):
+        return [_allow_null(x, names) for x in node]
+    if not isinstance(node, dict):
+        return node
+    out = {k: _allow_null(v, names) for k, v in node.items()}
+    props = out.get("properties")
+    if isinstance(props, dict):
+        out["properties"] = {
+            k: ({"anyOf": [v, {"type": "null"}]} if k in names else v) for k, v in props.items()
+        }
+    return out

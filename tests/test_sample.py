@@ -112,3 +112,31 @@ def test_unknown_standard_on_sample(sample: Api) -> None:
     error_of(
         sample.get("/academic-standards/00000000-0000-4000-8000-000000000000"), 404, "NotFoundError"
     )
+
+
+# IM360 nodes of the sample: no curriculum relationships, and some fields the contract's
+# schemas require are not in these records. Derived: groupName and groupLevel (from
+# curriculumLabel), position (from ordinalName). Served as null (docs/data.md):
+SAMPLE_NULLS = frozenset({"provider", "lmsLoadingGuidance", "timeRequired", "dateCreated"})
+IM_UNIT = "im:ae6d42ea-338b-5027-b09c-13fa28f6664b"  # Acc7 Unit 1
+IM_LESSON = "im:86ad47a6-6ab7-5d84-a57e-d15695cc8978"  # Alg1+ Lesson 5
+
+
+def test_im360_lesson_grouping(sample: Api, conforms: Conforms) -> None:
+    body = sample.ok(f"/lesson-groupings/{IM_UNIT}")
+    assert body["name"] == "Rigid Transformations and Congruence"
+    assert body["groupName"] == "unit" and body["groupLevel"] == 0 and body["position"] == 0
+    assert body["gradeLevel"] == ["6", "7", "8"] and body["isOptional"] is False
+    assert body["lessons"] == []  # the sample has no hasPart edges
+    assert {k for k, v in body.items() if v is None} <= SAMPLE_NULLS | {"publisherIdentifier"}
+    conforms("/lesson-groupings/{groupingId}", body, nullable=SAMPLE_NULLS)
+
+
+def test_im360_lesson(sample: Api, conforms: Conforms) -> None:
+    body = sample.ok(f"/lessons/{IM_LESSON}")
+    assert body["name"] == "Watch Your Calculations" and body["position"] == 4
+    assert body["courseCode"] == "im360:Alg1+"
+    assert {k for k, v in body.items() if v is None} <= SAMPLE_NULLS | {"publisherIdentifier"}
+    conforms("/lessons/{lessonId}", body, nullable=SAMPLE_NULLS)
+    assert sample.ok(f"/lessons/{IM_LESSON}/activities")["data"] == []
+    assert sample.ok("/curriculums/im360/dependency-map")["dependencies"] == []

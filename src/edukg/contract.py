@@ -87,6 +87,112 @@ COMPONENT_FIELDS: tuple[tuple[str, str, str | None], ...] = (
     ("attributionStatement", STR, None),
 )
 
+_CURRICULUM_COMMON: tuple[tuple[str, str, str | None], ...] = (
+    ("academicSubject", STR, None),
+    ("gradeLevel", LIST, None),
+    ("author", STR, None),
+    ("provider", STR, None),
+    ("inLanguage", STR, None),
+    ("educationalUse", STR, None),
+    ("audience", LIST, None),
+    ("license", STR, None),
+    ("curriculumLabel", STR, None),
+    ("lmsLoadingGuidance", STR, None),
+)
+
+COURSE_FIELDS: tuple[tuple[str, str, str | None], ...] = (
+    ("identifier", STR, None),
+    ("name", STR, None),
+    ("description", STR, None),
+    ("courseCode", STR, None),
+    ("publisherIdentifier", STR, None),
+    *_CURRICULUM_COMMON,
+    ("timeRequired", STR, None),
+    ("dateCreated", STR, None),
+    ("attributionStatement", STR, None),
+)
+
+LESSON_FIELDS: tuple[tuple[str, str, str | None], ...] = (
+    ("identifier", STR, None),
+    ("name", STR, None),
+    ("ordinalName", STR, None),
+    ("position", INT, None),
+    *_CURRICULUM_COMMON,
+    ("isOptional", BOOL, None),
+    ("courseCode", STR, None),
+    ("publisherIdentifier", STR, None),
+    ("timeRequired", STR, None),
+    ("dateCreated", STR, None),
+    ("attributionStatement", STR, None),
+)
+
+GROUPING_FIELDS: tuple[tuple[str, str, str | None], ...] = (
+    *LESSON_FIELDS[:3],
+    ("groupName", STR, None),
+    ("groupLevel", INT, None),
+    *LESSON_FIELDS[3:],
+)
+
+ACTIVITY_FIELDS: tuple[tuple[str, str, str | None], ...] = (
+    *LESSON_FIELDS[:4],
+    *_CURRICULUM_COMMON,
+    ("isOptional", BOOL, None),
+    ("courseCode", STR, None),
+    ("timeRequired", STR, None),
+    ("studentGroupingType", STR, None),
+    ("dateCreated", STR, None),
+    ("attributionStatement", STR, None),
+)
+
+ASSESSMENT_FIELDS: tuple[tuple[str, str, str | None], ...] = (
+    ("identifier", STR, None),
+    ("name", STR, None),
+    *_CURRICULUM_COMMON,
+    ("isOptional", BOOL, None),
+    ("courseCode", STR, None),
+    ("publisherIdentifier", STR, None),
+    ("studentGroupingType", STR, None),
+    ("timeRequired", STR, None),
+    ("dateCreated", STR, None),
+    ("attributionStatement", STR, None),
+)
+
+SKILLS_FRAMEWORK_FIELDS: tuple[tuple[str, str, str | None], ...] = (
+    ("identifier", STR, None),
+    ("name", STR, None),
+    ("description", STR, None),
+    ("jurisdiction", STR, "Jurisdiction"),
+    ("inLanguage", STR, "Language"),
+    ("isCurrent", BOOL, None),
+    ("dateCreated", STR, None),
+    ("dateModified", STR, None),
+    ("author", STR, None),
+    ("provider", STR, None),
+    ("license", STR, None),
+    ("attributionStatement", STR, None),
+)
+
+SKILL_FIELDS: tuple[tuple[str, str, str | None], ...] = (
+    ("identifier", STR, None),
+    ("statementCode", STR, None),
+    ("name", STR, None),
+    ("description", STR, None),
+    ("statementType", STR, None),
+    ("normalizedStatementType", STR, "NormalizedStatementType"),
+    ("gradeLevel", LIST, "GradeLevel"),
+    ("jurisdiction", STR, "Jurisdiction"),
+    ("inLanguage", STR, "Language"),
+    ("dateCreated", STR, None),
+    ("dateModified", STR, None),
+    ("notes", STR, None),
+    ("author", STR, None),
+    ("provider", STR, None),
+    ("license", STR, None),
+    ("attributionStatement", STR, None),
+    # Last, as for standards: the loader flips it in place.
+    ("hasChildren", BOOL, None),
+)
+
 CROSSWALK_EXTRA_FIELDS: tuple[tuple[str, str, str | None], ...] = (
     ("jaccard", NUM, None),
     ("stateLCCount", INT, None),
@@ -101,6 +207,7 @@ ENUMS: dict[str, tuple[str, ...]] = {
     "AdoptionStatus": ADOPTION_STATUSES,
     "NormalizedStatementType": NORMALIZED_STATEMENT_TYPES,
     "Language": LANGUAGES,
+    "ScopeView": ("summary", "full"),
 }
 
 # Fields the API requires to be present with a value; all others may be null.
@@ -108,6 +215,13 @@ _REQUIRED = {
     "StandardsFrameworkItem": ("identifier", "caseIdentifierUUID", "hasChildren"),
     "StandardsFramework": ("identifier", "caseIdentifierUUID", "isCurrent"),
     "LearningComponent": ("identifier",),
+    "Course": ("identifier",),
+    "Lesson": ("identifier",),
+    "LessonGrouping": ("identifier",),
+    "Activity": ("identifier",),
+    "Assessment": ("identifier",),
+    "DurableSkillsFramework": ("identifier", "isCurrent"),
+    "DurableSkill": ("identifier", "hasChildren"),
 }
 
 
@@ -163,6 +277,117 @@ def component_schemas() -> dict[str, Any]:
         "The aligned standard (full record) with the crosswalk's overlap figures.",
     )
     schemas["StandardCrosswalk"] = crosswalk
+    for name, fields, text in (
+        ("Course", COURSE_FIELDS, "A course of a curriculum."),
+        ("LessonGrouping", GROUPING_FIELDS, "A unit, section or module of a course."),
+        ("Lesson", LESSON_FIELDS, "A lesson."),
+        ("Activity", ACTIVITY_FIELDS, "An activity of a lesson."),
+        ("Assessment", ASSESSMENT_FIELDS, "An assessment of a course, grouping or lesson."),
+        ("DurableSkillsFramework", SKILLS_FRAMEWORK_FIELDS, "A durable skills framework."),
+        ("DurableSkill", SKILL_FIELDS, "A durable skill or a grouping of them."),
+    ):
+        schemas[name] = _record_schema(name, fields, text)
+    alignment = {
+        "curriculumAlignmentType": {
+            "type": "array",
+            "items": {"type": "string"},
+            "description": "addressing, building_toward, building_on or practicing",
+        }
+    }
+    for name, base in (
+        ("AlignedStandard", "StandardsFrameworkItem"),
+        ("AlignedLesson", "Lesson"),
+        ("AlignedActivity", "Activity"),
+        ("AlignedAssessment", "Assessment"),
+    ):
+        schemas[name] = {
+            "allOf": [
+                {"$ref": f"#/components/schemas/{base}"},
+                {
+                    "type": "object",
+                    "required": ["curriculumAlignmentType"],
+                    "properties": alignment,
+                },
+            ]
+        }
+    schemas["LessonGroupingWithLessons"] = {
+        "allOf": [
+            {"$ref": "#/components/schemas/LessonGrouping"},
+            {
+                "type": "object",
+                "required": ["lessons"],
+                "properties": {
+                    "lessons": {"type": "array", "items": {"$ref": "#/components/schemas/Lesson"}}
+                },
+            },
+        ]
+    }
+    node: dict[str, Any] = {
+        "type": "object",
+        "required": ["identifier", "name", "ordinalName", "groupName", "groupLevel", "position",
+                     "children", "lessons"],
+        "properties": {
+            "identifier": {"type": "string"},
+            "name": {"type": "string", "nullable": True},
+            "ordinalName": {"type": "string", "nullable": True},
+            "groupName": {"type": "string", "nullable": True},
+            "groupLevel": {"type": "integer", "nullable": True},
+            "position": {"type": "integer", "nullable": True},
+            "children": {"type": "array", "items": {"$ref": "#/components/schemas/LessonGroupingNode"}},
+            "lessons": {"type": "array", "items": {"$ref": "#/components/schemas/LessonNode"}},
+        },
+    }  # fmt: skip
+    schemas["LessonGroupingNode"] = node
+    schemas["LessonNode"] = {
+        "type": "object",
+        "required": ["identifier", "name", "ordinalName", "position"],
+        "properties": {
+            k: node["properties"][k] for k in ("identifier", "name", "ordinalName", "position")
+        },
+    }
+    schemas["ScopeAndSequence"] = {
+        "type": "object",
+        "required": ["courseId", "courseName", "view", "lessonGroupings"],
+        "description": "With view=full, each grouping and lesson also carries its full record.",
+        "properties": {
+            "courseId": {"type": "string"},
+            "courseName": {"type": "string", "nullable": True},
+            "view": {"type": "string", "enum": ["summary", "full"]},
+            "lessonGroupings": {
+                "type": "array",
+                "items": {"$ref": "#/components/schemas/LessonGroupingNode"},
+            },
+        },
+    }
+    schemas["Dependency"] = {
+        "type": "object",
+        "required": ["source", "sourceName", "sourceCurriculumLabel", "hasDependency"],
+        "properties": {
+            "source": {"type": "string"},
+            "sourceName": {"type": "string", "nullable": True},
+            "sourceCurriculumLabel": {"type": "string", "nullable": True},
+            "hasDependency": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "required": ["identifier", "name", "curriculumLabel"],
+                    "properties": {
+                        "identifier": {"type": "string"},
+                        "name": {"type": "string", "nullable": True},
+                        "curriculumLabel": {"type": "string", "nullable": True},
+                    },
+                },
+            },
+        },
+    }
+    schemas["DependencyMapResponse"] = {
+        "type": "object",
+        "required": ["dependencies", "pagination"],
+        "properties": {
+            "dependencies": {"type": "array", "items": {"$ref": "#/components/schemas/Dependency"}},
+            "pagination": {"$ref": "#/components/schemas/Pagination"},
+        },
+    }
     schemas["Pagination"] = {
         "type": "object",
         "required": ["limit", "nextCursor", "hasMore"],

@@ -63,10 +63,13 @@ def decode_cursor(cursor: str | None, content_id: str, scope: str) -> str | None
     return str(state["identifier"])
 
 
-def page_body(rows: list[Row], limit: int, content_id: str, scope: str) -> bytes:
+def page_body(
+    rows: list[Row], limit: int, content_id: str, scope: str, key: bytes = b"data"
+) -> bytes:
     """`{"data":[...],"pagination":{...}}` from up to limit+1 rows of pre-encoded records."""
     has_more = len(rows) > limit
     rows = rows[:limit]
     next_cursor = encode_cursor(rows[-1][0], content_id, scope) if has_more and rows else None
     pagination = orjson.dumps({"limit": limit, "nextCursor": next_cursor, "hasMore": has_more})
-    return b'{"data":[' + b",".join(doc for _, doc in rows) + b'],"pagination":' + pagination + b"}"
+    items = b",".join(doc for _, doc in rows)
+    return b'{"' + key + b'":[' + items + b'],"pagination":' + pagination + b"}"

@@ -8,16 +8,33 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from edukg.errors import NotFoundError, ServiceUnavailableError
+from edukg.errors import NotFoundError, ServiceUnavailableError, ValidationError
+from edukg.ingest.curriculum import CURRICULA
 from edukg.store.base import (
+    ACTIVITIES,
+    ALIGNED_STANDARDS,
+    ALIGNED_TO,
+    ASSESSMENTS,
+    CHILDREN,
     COMPONENT,
     COMPONENTS,
+    COURSE,
+    COURSES,
+    CROSSWALK,
+    DEPENDENCIES,
     FRAMEWORK,
+    GROUPING_DETAIL,
+    LESSON,
+    SCOPE_FULL,
+    SCOPE_SUMMARY,
+    SKILL,
+    SKILLS_FRAMEWORK,
     STANDARD,
-    Crosswalks,
+    WITHIN,
     DataInfo,
     Found,
     Linked,
+    Listed,
     Members,
     OfKind,
     Query,
@@ -108,7 +125,8 @@ def crosswalks(
 ) -> Page:
     """Standards aligned to a standard, from either side of the crosswalk."""
     found = standard(store, case_uuid)
-    return _page(store, Crosswalks(found.identifier, jurisdiction, min_jaccard), after, limit)
+    query = Listed(CROSSWALK, found.identifier, jurisdiction, min_jaccard)
+    return _page(store, query, after, limit)
 
 
 def learning_component(store: Store, identifier: str) -> Found:
@@ -142,3 +160,143 @@ def frameworks(
         current_only=not include_non_current,
     )
     return _page(store, query, after, limit)
+
+
+# Curriculum
+
+
+def _no(what: str, identifier: str) -> NotFoundError:
+    return NotFoundError(f"{what} with identifier {identifier!r} not found.")
+
+
+def _known_curriculum(store: Store, curriculum_id: str) -> None:
+    if store.lookup(CURRICULA, "", curriculum_id) is None:
+        raise ValidationError(
+            f"Unknown curriculumId {curriculum_id!r}: no curriculum of that name is loaded.",
+            {"parameter": "curriculumId"},
+        )
+
+
+def courses(store: Store, curriculum_id: str, after: str | None, limit: int) -> Page:
+    """Courses of a curriculum (the prefix of their courseCode)."""
+    _known_curriculum(store, curriculum_id)
+    return _page(store, Listed(COURSES, curriculum_id), after, limit)
+
+
+def course(store: Store, course_id: str) -> Found:
+    """One course."""
+    found = store.by_identifier(course_id, COURSE)
+    if found is None:
+        raise _no("Course", course_id)
+    return found
+
+
+def scope_and_sequence(store: Store, course_id: str, view: str) -> bytes:
+    """A course's groupings and lessons, nested, in position order."""
+    course(store, course_id)
+    doc = store.lookup(SCOPE_FULL if view == "full" else SCOPE_SUMMARY, course_id)
+    if doc is None:
+        raise _no("Course", course_id)
+    return doc
+
+
+def lesson_grouping(store: Store, grouping_id: str) -> bytes:
+    """A lesson grouping with its lessons."""
+    doc = store.lookup(GROUPING_DETAIL, grouping_id)
+    if doc is None:
+        raise _no("Lesson grouping", grouping_id)
+    return doc
+
+
+def curriculum_record(store: Store, kind: str, identifier: str) -> Found:
+    """A lesson, activity or assessment by identifier."""
+    found = store.by_identifier(identifier, kind)
+    if found is None:
+        raise _no(kind.capitalize(), identifier)
+    return found
+
+
+def lesson_activities(store: Store, lesson_id: str, after: str | None, limit: int) -> Page:
+    """A lesson's activities in position order."""
+    curriculum_record(store, LESSON, lesson_id)
+    return _page(store, Listed(ACTIVITIES, lesson_id), after, limit)
+
+
+def assessments(
+    store: Store,
+    course_id: str,
+    lesson_id: str | None,
+    grouping_id: str | None,
+    after: str | None,
+    limit: int,
+) -> Page:
+    """Assessments of a course, or of one of its lesson groupings or lessons."""
+    if lesson_id is not None and grouping_id is not None:
+        raise ValidationError("Cannot provide both lessonId and lessonGroupingId; give one.")
+    course(store, course_id)
+    container = lesson_id or grouping_id or course_id
+    if container != course_id and store.lookup(WITHIN, course_id, container) is None:
+        what = "Lesson" if lesson_id else "Lesson grouping"
+        raise NotFoundError(f"{what} {container!r} not found in course {course_id!r}.")
+    return _page(store, Listed(ASSESSMENTS, container), after, limit)
+
+
+def aligned_standards(
+    store: Store, kind: str, identifier: str, after: str | None, limit: int
+) -> Page:
+    """Standards a lesson, activity or assessment is aligned to, with the alignment types."""
+    curriculum_record(store, kind, identifier)
+    return _page(store, Listed(ALIGNED_STANDARDS, identifier), after, limit)
+
+
+def aligned_to_standard(
+    store: Store, case_uuid: str, kind: str, after: str | None, limit: int
+) -> Page:
+    """Lessons, activities or assessments aligned to a standard."""
+    found = standard(store, case_uuid)
+    return _page(store, Listed(ALIGNED_TO[kind], found.identifier), after, limit)
+
+
+def dependency_map(store: Store, curriculum_id: str, after: str | None, limit: int) -> Page:
+    """Lesson groupings of a curriculum with the groupings they depend on."""
+    _known_curriculum(store, curriculum_id)
+    return _page(store, Listed(DEPENDENCIES, curriculum_id), after, limit)
+
+
+# Durable skills
+
+
+def skills_frameworks(
+    store: Store, include_non_current: bool, after: str | None, limit: int
+) -> Page:
+    """Durable skills frameworks; current ones unless asked otherwise."""
+    query = OfKind(SKILLS_FRAMEWORK, current_only=not include_non_current)
+    return _page(store, query, after, limit)
+
+
+def skills(
+    store: Store, framework_id: str, statement_type: str | None, after: str | None, limit: int
+) -> Page:
+    """Every skill of a durable skills framework."""
+    if store.by_identifier(framework_id, SKILLS_FRAMEWORK) is None:
+        raise ValidationError(
+            f"Unknown frameworkIdentifier {framework_id!r}. Obtain it from "
+            "GET /durable-skills-frameworks.",
+            {"parameter": "frameworkIdentifier"},
+        )
+    query = Members(framework_id, statement_type=statement_type)
+    return _page(store, query, after, limit)
+
+
+def skill(store: Store, identifier: str) -> Found:
+    """One durable skill."""
+    found = store.by_identifier(identifier, SKILL)
+    if found is None:
+        raise NotFoundError(f"Durable skill {identifier!r} not found.")
+    return found
+
+
+def skill_children(store: Store, identifier: str, after: str | None, limit: int) -> Page:
+    """The direct children of a durable skill."""
+    skill(store, identifier)
+    return _page(store, Linked(CHILDREN, identifier), after, limit)

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from edukg.api import components, frameworks, standards
+from edukg.api import components, curriculum, durable_skills, frameworks, standards
 from edukg.api.base import Call, Operation
 
 OPERATIONS: tuple[Operation, ...] = (
     *frameworks.OPERATIONS,
     *standards.OPERATIONS,
     *components.OPERATIONS,
+    *curriculum.OPERATIONS,
+    *durable_skills.OPERATIONS,
 )
 
 __all__ = ["OPERATIONS", "Call", "Operation"]

@@ -34,9 +34,9 @@ class Call:
         filters = {k: v for k, v in self.values.items() if k not in ("limit", "cursor")}
         return scope_of(self.operation_id, filters)
 
-    def page(self, page: service.Page) -> bytes:
+    def page(self, page: service.Page, key: bytes = b"data") -> bytes:
         """The paged-list envelope around a page of records."""
-        return page_body(page.rows, page.limit, self.info.content_id, self.scope())
+        return page_body(page.rows, page.limit, self.info.content_id, self.scope(), key)
 
 
 @dataclass(frozen=True)

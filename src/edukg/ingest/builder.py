@@ -20,9 +20,15 @@ from typing import Any
 import orjson
 
 from edukg.ingest.errors import LoadError
-from edukg.ingest.normalize import KIND_BY_LABEL, BadValue, encode, grade_mask, typed
+from edukg.ingest.normalize import (
+    CURRICULUM_KINDS,
+    KIND_BY_LABEL,
+    BadValue,
+    encode,
+    grade_mask,
+    typed,
+)
 from edukg.ingest.reader import Progress, guess_version, read_lines, resolve
-from edukg.store.base import FRAMEWORK
 from edukg.store.sqlite_load import DocRow, EdgeRow, FigureRow, NodeRow, SqliteLoader
 
 _BATCH = 5000
@@ -65,7 +71,7 @@ def _doc_row(kind: str, identifier: str, props: dict[str, Any]) -> DocRow:
         props.get("normalizedStatementType"),
         grade_mask(grades if isinstance(grades, list) else None),
         props.get("adoptionStatus"),
-        0 if kind == FRAMEWORK and props.get("isCurrent") is False else 1,
+        0 if props.get("isCurrent") is False else 1,
         encode(kind, identifier, props),
     )
 
@@ -111,7 +117,7 @@ def _take_line(batches: _Batches, line: bytes, where: str, summary: LoadSummary)
             raise LoadError(f"{where}: 'labels' must be a non-empty list of strings")
         served = next((KIND_BY_LABEL[x] for x in labels if x in KIND_BY_LABEL), None)
         batches.nodes.append((identifier, labels[0], served, line))
-        if served is not None:
+        if served is not None and served not in CURRICULUM_KINDS:
             batches.docs.append(_doc_row(served, identifier, values))
         summary.node_lines += 1
     elif kind == "relationship":

@@ -794,6 +794,212 @@ def _ela(g: _Graph) -> None:
         g.edge("hasChild", strands[strand_code], item)
 
 
+# The demo curriculum: one course, units with sections, lessons with activities.
+# (unit or section title, [(lesson name, optional?, [(standard code, alignment type)])])
+CURRICULUM_ID = "demo"
+COURSE_NAME = "Demo Grade 4 Mathematics"
+UNITS: list[tuple[str, list[tuple[str, list[tuple[str, bool, list[tuple[str, str]]]]]]]] = [
+    ("Fractions as Numbers", [
+        ("Equal Parts", [
+            ("Sharing Sandwiches Fairly", False, [("3.NF.A.1", "building_on"),
+                                                  ("4.NF.A.1", "building_toward")]),
+            ("Fractions on a Number Line", False, [("3.NF.A.2", "building_on")]),
+        ]),
+        ("Equivalent Fractions", [
+            ("Same Size, Different Names", False, [("4.NF.A.1", "addressing")]),
+            ("Comparing with Benchmarks", False, [("4.NF.A.2", "addressing"),
+                                                  ("MP3", "practicing")]),
+            ("Fraction Games Day", True, [("4.NF.A.2", "practicing")]),
+        ]),
+    ]),
+    ("Adding and Subtracting Fractions", [
+        ("Joining and Separating Parts", [
+            ("Joining Parts of a Whole", False, [("4.NF.B.3.a", "addressing")]),
+            ("Many Ways to Decompose", False, [("4.NF.B.3.b", "addressing"),
+                                               ("MP7", "practicing")]),
+            ("Mixed Numbers", False, [("4.NF.B.3.c", "addressing"),
+                                      ("5.NF.A.1", "building_toward")]),
+        ]),
+    ]),
+]  # fmt: skip
+ACTIVITIES = [  # (curriculum label, name pattern, minutes, grouping)
+    ("Warm-up", "Notice and Wonder: {}", 10, "whole_class"),
+    ("Activity", "Explore: {}", 20, "pair"),
+    ("Activity", "Practice: {}", 15, "individual"),
+    ("Cool-down", "Check In: {}", 5, "individual"),
+]
+
+# A durable skills framework: skills, each with progression levels.
+SKILLS = [
+    ("COL", "Collaboration", "Works with others toward a shared goal.", [
+        ("COL.1", "Shares ideas", "Offers ideas to a group and builds on the ideas of others.", [
+            "Shares an idea when asked by a teacher or peer.",
+            "Shares ideas without prompting and connects them to what others said.",
+            "Draws out the ideas of quieter group members and weaves them together.",
+        ]),
+        ("COL.2", "Shares the work", "Takes on a fair part of a group task and follows through.", [
+            "Completes an assigned part of a group task.",
+            "Agrees on roles with the group and keeps track of progress.",
+            "Adjusts roles as the task changes so the group finishes together.",
+        ]),
+    ]),
+    ("COM", "Communication", "Expresses ideas clearly for an audience.", [
+        ("COM.1", "Explains reasoning", "Explains how and why, not only what.", [
+            "Says what answer was found.",
+            "Explains the steps taken to reach an answer.",
+            "Explains why a method works and when it would not.",
+        ]),
+    ]),
+]  # fmt: skip
+LEVELS = ("Beginning", "Developing", "Proficient")
+
+
+def _node_id(key: str) -> str:
+    return f"demo:{_id('curriculum', key)}"
+
+
+def _curriculum(g: _Graph) -> None:
+    common = {
+        "academicSubject": "Mathematics",
+        "gradeLevel": orjson.dumps(["4"]).decode(),
+        "educationalUse": "instruction",
+        "audience": orjson.dumps(["Teacher", "Student", "Family"]).decode(),
+        "lmsLoadingGuidance": "unspecified",
+        "courseCode": "demo:G4",
+        "publisherIdentifier": None,
+    }
+
+    def add(label: str, key: str, **props: Any) -> str:
+        identifier = _node_id(key)
+        properties = {"identifier": identifier, **g.common(**common), **props}
+        g.nodes.append(
+            {"type": "node", "identifier": identifier, "labels": [label], "properties": properties}
+        )
+        return identifier
+
+    def standard(code: str) -> str:
+        return str(g.by_code[("ms-math", code)]["identifier"])
+
+    def align(source: str, code: str, kind: str) -> None:
+        g.edge("hasEducationalAlignment", source, standard(code), curriculumAlignmentType=kind)
+
+    course = add(
+        "Course", "course", name=COURSE_NAME, curriculumLabel="Course",
+        description="A synthetic fourth-grade mathematics course about fractions, for trying "
+        "edukg's curriculum operations.", timeRequired="P10W",
+    )  # fmt: skip
+    units: list[str] = []
+    sections: list[str] = []
+    lesson_number = 0
+    for u, (unit_name, unit_sections) in enumerate(UNITS, start=1):
+        unit = add(
+            "LessonGrouping", f"unit{u}", name=unit_name, ordinalName=f"Unit {u}",
+            curriculumLabel="Unit", isOptional="false", timeRequired="P3W",
+        )  # fmt: skip
+        g.edge("hasPart", course, unit)
+        units.append(unit)
+        for s, (section_name, lessons) in enumerate(unit_sections):
+            section = add(
+                "LessonGrouping", f"unit{u}-section{s}", name=section_name,
+                ordinalName=f"Section {chr(ord('A') + s)}", curriculumLabel="Section",
+                isOptional="false", timeRequired="P1W",
+            )  # fmt: skip
+            g.edge("hasPart", unit, section)
+            sections.append(section)
+            for lesson_name, optional, aligned in lessons:
+                lesson_number += 1
+                lesson = add(
+                    "Lesson", f"lesson{lesson_number}", name=lesson_name,
+                    ordinalName=f"Lesson {lesson_number}", curriculumLabel="Lesson",
+                    isOptional="true" if optional else "false", timeRequired="PT50M",
+                )  # fmt: skip
+                g.edge("hasPart", section, lesson)
+                for code, kind in aligned:
+                    align(lesson, code, kind)
+                for a, (label, pattern, minutes, grouping) in enumerate(ACTIVITIES):
+                    activity = add(
+                        "Activity", f"lesson{lesson_number}-activity{a}",
+                        name=pattern.format(lesson_name), ordinalName=f"Activity {a + 1}",
+                        curriculumLabel=label, isOptional="false",
+                        timeRequired=f"PT{minutes}M", studentGroupingType=grouping,
+                    )  # fmt: skip
+                    g.edge("hasPart", lesson, activity)
+                    if label == "Activity":
+                        align(activity, aligned[0][0], "addressing")
+                practice = add(
+                    "Assessment", f"lesson{lesson_number}-practice",
+                    name=f"Practice Problems: {lesson_name}", curriculumLabel="Practice Problems",
+                    educationalUse="assessment", isOptional="false",
+                    studentGroupingType="individual", timeRequired="PT15M",
+                )  # fmt: skip
+                g.edge("hasPart", lesson, practice)
+                align(practice, aligned[0][0], "practicing")
+        versions = []
+        for version in ("A", "B"):
+            check = add(
+                "Assessment", f"unit{u}-check-{version}",
+                name=f"End-of-Unit {u} Assessment, Version {version}",
+                curriculumLabel="End-of-Unit Assessment", educationalUse="assessment",
+                isOptional="false", studentGroupingType="individual", timeRequired="PT45M",
+            )  # fmt: skip
+            g.edge("hasPart", unit, check)
+            first_lesson_of_last_section = unit_sections[-1][1][0]
+            align(check, first_lesson_of_last_section[2][0][0], "addressing")
+            versions.append(check)
+        g.edge("mutuallyExclusiveWith", versions[0], versions[1])
+        g.edge("mutuallyExclusiveWith", versions[1], versions[0])
+        g.edge("hasReference", versions[0], sections[-1])
+    final = add(
+        "Assessment", "course-final", name="End-of-Course Assessment",
+        curriculumLabel="End-of-Course Assessment", educationalUse="assessment",
+        isOptional="false", studentGroupingType="individual", timeRequired="PT60M",
+    )  # fmt: skip
+    g.edge("hasPart", course, final)
+    align(final, "4.NF.B.3", "addressing")
+    # Dependencies: the target is the prerequisite, taught first.
+    g.edge("hasDependency", units[1], units[0])
+    g.edge("hasDependency", sections[1], sections[0])
+    g.edge("hasDependency", sections[2], sections[1])
+
+
+def _durable_skills(g: _Graph) -> None:
+    fw_id = _id("node", "skills")
+    g.nodes.append({
+        "type": "node", "identifier": fw_id, "labels": ["DurableSkillsFramework"],
+        "properties": g.common(
+            identifier=fw_id, name="edukg Demo Durable Skills",
+            description="A synthetic durable skills framework: skills with progression levels.",
+            jurisdiction="Multi-State", isCurrent="true",
+        ),
+    })  # fmt: skip
+    grades = orjson.dumps([str(n) for n in range(6, 13)]).decode()
+
+    def skill(key: str, code: str, name: str | None, text: str, kind: tuple[str, str]) -> str:
+        identifier = _id("node", f"skills:{key}")
+        g.nodes.append({
+            "type": "node", "identifier": identifier, "labels": ["DurableSkill"],
+            "properties": g.common(
+                identifier=identifier, statementCode=code, name=name, description=text,
+                statementType=kind[0], normalizedStatementType=kind[1], gradeLevel=grades,
+                jurisdiction="Multi-State",
+            ),
+        })  # fmt: skip
+        return identifier
+
+    for code, name, text, skills in SKILLS:
+        group = skill(code, code, name, text, ("Skill Domain", "Standard Grouping"))
+        g.edge("hasChild", fw_id, group)
+        for s_code, s_name, s_text, levels in skills:
+            parent = skill(s_code, s_code, s_name, s_text, ("Skill", "Standard"))
+            g.edge("hasChild", group, parent)
+            for n, level_text in enumerate(levels, start=1):
+                level = skill(
+                    f"{s_code}.{n}", f"{s_code}.{n}", LEVELS[n - 1], level_text,
+                    ("Progression Level", "Standard"),
+                )  # fmt: skip
+                g.edge("hasChild", parent, level)
+
+
 def demo_lines() -> Iterator[bytes]:
     """The demo graph as export lines: nodes first, then relationships."""
     g = _Graph()
@@ -803,7 +1009,19 @@ def demo_lines() -> Iterator[bytes]:
     _components(g, "ms-ela", ELA_COMPONENTS, "English Language Arts")
     _progressions(g)
     _state(g)
+    _curriculum(g)
+    _durable_skills(g)
     yield from g.lines()
+
+
+def demo_node_id(key: str) -> str:
+    """The identifier of a demo curriculum node (`course`, `unit1`, `lesson3`, ...)."""
+    return _node_id(key)
+
+
+def demo_skill_id(key: str) -> str:
+    """The identifier of a demo durable skill (`COL`, `COL.1`, `COL.1.2`) or `skills`."""
+    return _id("node", key if key == "skills" else f"skills:{key}")
 
 
 def demo_case_uuid(framework_key: str, code: str) -> str:

@@ -11,26 +11,64 @@ from typing import Any
 import orjson
 
 from edukg.contract import (
+    ACTIVITY_FIELDS,
+    ASSESSMENT_FIELDS,
     COMPONENT_FIELDS,
+    COURSE_FIELDS,
     FRAMEWORK_FIELDS,
     GRADE_LEVELS,
+    GROUPING_FIELDS,
+    LESSON_FIELDS,
     LIST,
+    SKILL_FIELDS,
+    SKILLS_FRAMEWORK_FIELDS,
     STANDARD_FIELDS,
 )
-from edukg.store.base import COMPONENT, FRAMEWORK, STANDARD
+from edukg.store.base import (
+    ACTIVITY,
+    ASSESSMENT,
+    COMPONENT,
+    COURSE,
+    FRAMEWORK,
+    GROUPING,
+    LESSON,
+    SKILL,
+    SKILLS_FRAMEWORK,
+    STANDARD,
+)
 
-LIST_PROPERTIES = frozenset({"gradeLevel", "examples", "audience"})
+LIST_PROPERTIES = frozenset({"gradeLevel", "examples", "audience", "curriculumAlignmentType"})
 BOOL_PROPERTIES = frozenset({"isCurrent", "isOptional"})
 FLOAT_PROPERTIES = frozenset({"jaccard"})
-INT_PROPERTIES = frozenset({"stateLCCount", "ccssLCCount", "sharedLCCount"})
+INT_PROPERTIES = frozenset({"stateLCCount", "ccssLCCount", "sharedLCCount", "position"})
 
 KIND_BY_LABEL = {
     "StandardsFrameworkItem": STANDARD,
     "StandardsFramework": FRAMEWORK,
     "LearningComponent": COMPONENT,
+    "Course": COURSE,
+    "LessonGrouping": GROUPING,
+    "Lesson": LESSON,
+    "Activity": ACTIVITY,
+    "Assessment": ASSESSMENT,
+    "DurableSkillsFramework": SKILLS_FRAMEWORK,
+    "DurableSkill": SKILL,
 }
+# Kinds whose records need the whole graph (positions, levels): encoded by ingest.curriculum.
+CURRICULUM_KINDS = frozenset({COURSE, GROUPING, LESSON, ACTIVITY, ASSESSMENT})
 
-_FIELDS = {STANDARD: STANDARD_FIELDS, FRAMEWORK: FRAMEWORK_FIELDS, COMPONENT: COMPONENT_FIELDS}
+_FIELDS = {
+    STANDARD: STANDARD_FIELDS,
+    FRAMEWORK: FRAMEWORK_FIELDS,
+    COMPONENT: COMPONENT_FIELDS,
+    COURSE: COURSE_FIELDS,
+    GROUPING: GROUPING_FIELDS,
+    LESSON: LESSON_FIELDS,
+    ACTIVITY: ACTIVITY_FIELDS,
+    ASSESSMENT: ASSESSMENT_FIELDS,
+    SKILLS_FRAMEWORK: SKILLS_FRAMEWORK_FIELDS,
+    SKILL: SKILL_FIELDS,
+}
 _GRADE_BITS = {grade: 1 << i for i, grade in enumerate(GRADE_LEVELS)}
 
 
@@ -44,6 +82,8 @@ def _as_list(name: str, value: Any) -> list[Any] | None:
     if isinstance(value, str):
         if value == "":
             return None
+        if name == "curriculumAlignmentType" and not value.startswith("["):
+            return [value]  # one alignment type written plainly
         try:
             decoded = orjson.loads(value)
         except orjson.JSONDecodeError:
@@ -109,9 +149,9 @@ def encode(kind: str, identifier: str, props: dict[str, Any]) -> bytes:
             value = [str(v) for v in value]
         record[field] = value
     record["identifier"] = identifier
-    if kind == STANDARD:
+    if kind in (STANDARD, SKILL):
         record["hasChildren"] = False
-    elif kind == FRAMEWORK:
+    elif kind in (FRAMEWORK, SKILLS_FRAMEWORK):
         # Absent isCurrent means current: the hosted API lists such frameworks by default.
         record["isCurrent"] = props.get("isCurrent") is not False
     return orjson.dumps(record)

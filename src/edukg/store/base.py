@@ -15,6 +15,30 @@ Row = tuple[str, bytes]
 
 # Kinds of served records, as stored.
 STANDARD, FRAMEWORK, COMPONENT = "standard", "framework", "component"
+COURSE, GROUPING, LESSON, ACTIVITY, ASSESSMENT = (
+    "course",
+    "grouping",
+    "lesson",
+    "activity",
+    "assessment",
+)
+SKILLS_FRAMEWORK, SKILL = "skills-framework", "skill"
+
+# Relations of the pre-encoded `rows` table.
+CROSSWALK = "crosswalk"
+ALIGNED_STANDARDS = "aligned-standards"  # node: a lesson, activity or assessment
+ALIGNED_TO = {
+    LESSON: "aligned-lessons",
+    ACTIVITY: "aligned-activities",
+    ASSESSMENT: "aligned-assessments",
+}
+ACTIVITIES = "activities"  # node: a lesson; keyset: position and identifier
+ASSESSMENTS = "assessments"  # node: a course, grouping or lesson containing them
+COURSES = "courses"  # node: a curriculum id
+DEPENDENCIES = "dependencies"  # node: a curriculum id
+SCOPE_SUMMARY, SCOPE_FULL = "scope-summary", "scope-full"  # node: a course; key ''
+GROUPING_DETAIL = "grouping"  # node: a lesson grouping; key ''
+WITHIN = "within"  # node: a course; key: every curriculum node inside it; doc empty
 
 # Neighbour lists precomputed at load (see ingest.builder).
 CHILDREN, PREREQUISITES, BUILDS_TOWARDS, RELATED, COMPONENTS = (
@@ -55,12 +79,13 @@ class Linked:
 
 
 @dataclass(frozen=True)
-class Crosswalks:
-    """Standards aligned to a node by hasStandardAlignment, either direction."""
+class Listed:
+    """Pre-encoded rows of one relation for one node (see the `rows` table)."""
 
+    relation: str
     node: str
-    jurisdiction: str | None = None
-    min_jaccard: float | None = None
+    label: str | None = None  # only rows with this label
+    min_score: float | None = None  # only rows scoring at least this
 
 
 @dataclass(frozen=True)
@@ -74,7 +99,7 @@ class OfKind:
     current_only: bool = False
 
 
-Query = Members | Linked | Crosswalks | OfKind
+Query = Members | Linked | Listed | OfKind
 
 
 @dataclass(frozen=True)
@@ -100,6 +125,9 @@ class Store(Protocol):
 
     def page(self, query: Query, after: str | None, limit: int) -> list[Row]:
         """Up to `limit` rows of `query` with identifier > `after`, ascending."""
+
+    def lookup(self, relation: str, node: str, key: str = "") -> bytes | None:
+        """One pre-encoded row of a relation (e.g. a course's scope and sequence)."""
 
     def export_lines(self, relationships: bool) -> Iterator[bytes]:
         """The loaded export's node (or relationship) lines as they were read."""

@@ -52,12 +52,16 @@ CREATE TABLE links (
   PRIMARY KEY (relation, node, other)
 ) WITHOUT ROWID;
 
--- Crosswalks from each side, with the other side's record and the figures merged in.
-CREATE TABLE crosswalks (
-  node         TEXT NOT NULL,
-  other        TEXT NOT NULL,
-  jurisdiction TEXT,
-  jaccard      REAL NOT NULL,
-  doc          BLOB NOT NULL,
-  PRIMARY KEY (node, other)
+-- Pre-encoded list rows that are more than a record: crosswalks (the other side's
+-- record with the figures merged in), curriculum alignments (with their types),
+-- activities in position order, assessments by container, courses by curriculum,
+-- dependency-map entries, and single documents (scope and sequence) under key ''.
+CREATE TABLE rows (
+  relation TEXT NOT NULL,
+  node     TEXT NOT NULL,
+  sort_key TEXT NOT NULL,  -- the keyset: an identifier, or position and identifier
+  label    TEXT,           -- a filter value (crosswalks: the other side's jurisdiction)
+  score    REAL,           -- a filter value (crosswalks: jaccard)
+  doc      BLOB NOT NULL,
+  PRIMARY KEY (relation, node, sort_key)
 ) WITHOUT ROWID;

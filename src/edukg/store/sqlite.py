@@ -17,11 +17,11 @@ import orjson
 
 from edukg.config import keys_path_for
 from edukg.store.base import (
-    Crosswalks,
     DataInfo,
     Found,
     KeyInfo,
     Linked,
+    Listed,
     Members,
     Query,
     Row,
@@ -119,6 +119,17 @@ class SqliteStore:
         sql, params = _page_sql(query, after or "", limit)
         return conn.execute(sql, params).fetchall()
 
+    def lookup(self, relation: str, node: str, key: str = "") -> bytes | None:
+        """One pre-encoded row."""
+        conn = self._connection()
+        if conn is None:
+            return None
+        row = conn.execute(
+            "SELECT doc FROM rows WHERE relation = ? AND node = ? AND sort_key = ?",
+            (relation, node, key),
+        ).fetchone()
+        return bytes(row[0]) if row else None
+
     def export_lines(self, relationships: bool) -> Iterator[bytes]:
         """Stored lines, ordered by identifier."""
         conn = self._connection()
@@ -157,16 +168,17 @@ def _page_sql(query: Query, after: str, limit: int) -> tuple[str, list[object]]:
             " WHERE l.relation = ? AND l.node = ? AND l.other > ? ORDER BY l.other LIMIT ?"
         )
         params = [query.relation, query.node, after]
-    elif isinstance(query, Crosswalks):
-        where, params = ["node = ?", "other > ?"], [query.node, after]
-        if query.jurisdiction is not None:
-            where.append("jurisdiction = ?")
-            params.append(query.jurisdiction)
-        if query.min_jaccard is not None:
-            where.append("jaccard >= ?")
-            params.append(query.min_jaccard)
+    elif isinstance(query, Listed):
+        where = ["relation = ?", "node = ?", "sort_key > ?"]
+        params = [query.relation, query.node, after]
+        if query.label is not None:
+            where.append("label = ?")
+            params.append(query.label)
+        if query.min_score is not None:
+            where.append("score >= ?")
+            params.append(query.min_score)
         sql = (
-            f"SELECT other, doc FROM crosswalks WHERE {' AND '.join(where)} ORDER BY other LIMIT ?"
+            f"SELECT sort_key, doc FROM rows WHERE {' AND '.join(where)} ORDER BY sort_key LIMIT ?"
         )
     else:
         where, params = ["kind = ?", "identifier > ?"], [query.kind, after]

@@ -6,13 +6,23 @@ import contextlib
 import os
 import secrets
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import orjson
 
-from edukg.store.base import BUILDS_TOWARDS, CHILDREN, COMPONENTS, PREREQUISITES, RELATED
+from edukg.ingest import curriculum
+from edukg.ingest.normalize import CURRICULUM_KINDS, typed
+from edukg.store.base import (
+    BUILDS_TOWARDS,
+    CHILDREN,
+    COMPONENTS,
+    CROSSWALK,
+    PREREQUISITES,
+    RELATED,
+)
 
 _BUILD_MARK = ".building-"
 
@@ -123,25 +133,30 @@ class SqliteLoader:
         # Flip hasChildren, which the encoder wrote last as `false}`, for items with a child.
         c.execute(
             "UPDATE docs SET doc = CAST(substr(doc, 1, length(doc) - 6) || 'true}' AS BLOB)"
-            " WHERE kind = 'standard' AND identifier IN (SELECT l.node FROM links l"
+            " WHERE kind IN ('standard', 'skill') AND identifier IN (SELECT l.node FROM links l"
             " JOIN nodes n ON n.identifier = l.other WHERE l.relation = ?)",
             (CHILDREN,),
         )
+        # Items of a framework: standards of a standards framework, skills of a skills one.
         c.execute(
             "INSERT OR IGNORE INTO membership"
-            " WITH RECURSIVE reach(framework, identifier) AS ("
-            "  SELECT d.identifier, l.other FROM docs d JOIN links l"
-            "   ON l.relation = ? AND l.node = d.identifier WHERE d.kind = 'framework'"
+            " WITH RECURSIVE reach(framework, member_kind, identifier) AS ("
+            "  SELECT d.identifier, CASE d.kind WHEN 'framework' THEN 'standard' ELSE 'skill' END,"
+            "   l.other FROM docs d JOIN links l ON l.relation = ? AND l.node = d.identifier"
+            "   WHERE d.kind IN ('framework', 'skills-framework')"
             "  UNION"
-            "  SELECT r.framework, l.other FROM reach r JOIN links l"
+            "  SELECT r.framework, r.member_kind, l.other FROM reach r JOIN links l"
             "   ON l.relation = ? AND l.node = r.identifier)"
             " SELECT r.framework, r.identifier, d.grades, d.subject, d.stmt_type"
-            " FROM reach r JOIN docs d ON d.identifier = r.identifier AND d.kind = 'standard'",
+            " FROM reach r JOIN docs d ON d.identifier = r.identifier AND d.kind = r.member_kind",
             (CHILDREN, CHILDREN),
         )
+        self._add_rows(self._crosswalk_rows())
+        derived = curriculum.derive(*self._curriculum_inputs())
         c.executemany(
-            "INSERT OR REPLACE INTO crosswalks VALUES (?, ?, ?, ?, ?)", self._crosswalk_rows()
+            "INSERT OR REPLACE INTO docs (identifier, kind, doc) VALUES (?, ?, ?)", derived.docs
         )
+        self._add_rows(derived.rows)
         counts = {
             "nodes": dict(c.execute("SELECT label, count(*) FROM nodes GROUP BY label ORDER BY 1")),
             "relationships": dict(
@@ -159,7 +174,45 @@ class SqliteLoader:
         c.execute("PRAGMA optimize")
         return counts
 
-    def _crosswalk_rows(self) -> Iterator[tuple[str, str, str | None, float, bytes]]:
+    def _add_rows(self, rows: Iterable[curriculum.OutRow]) -> None:
+        self._conn.executemany("INSERT OR REPLACE INTO rows VALUES (?, ?, ?, ?, ?, ?)", rows)
+
+    def _curriculum_inputs(
+        self,
+    ) -> tuple[
+        dict[str, tuple[str, dict[str, Any]]],
+        list[tuple[str, str]],
+        list[tuple[str, str]],
+        list[tuple[str, str, list[str], bytes]],
+    ]:
+        c = self._conn
+        marks = ",".join("?" * len(CURRICULUM_KINDS))
+        nodes = {
+            identifier: (kind, typed(orjson.loads(line).get("properties") or {}))
+            for identifier, kind, line in c.execute(
+                f"SELECT identifier, kind, line FROM nodes WHERE kind IN ({marks})",
+                sorted(CURRICULUM_KINDS),
+            )
+        }
+
+        def pairs(label: str) -> list[tuple[str, str]]:
+            return c.execute(
+                "SELECT source, target FROM edges WHERE label = ?", (label,)
+            ).fetchall()
+
+        alignments = []
+        for source, target, line, doc in c.execute(
+            "SELECT e.source, e.target, e.line, d.doc FROM edges e JOIN docs d"
+            " ON d.identifier = e.target AND d.kind = 'standard'"
+            " WHERE e.label = 'hasEducationalAlignment'"
+        ):
+            props = typed(orjson.loads(line).get("properties") or {})
+            kinds = props.get("curriculumAlignmentType") or props.get("alignmentType") or []
+            kinds = kinds if isinstance(kinds, list) else [kinds]
+            alignments.append((source, target, [str(k) for k in kinds], bytes(doc)))
+        return nodes, pairs("hasPart"), pairs("hasDependency"), alignments
+
+    def _crosswalk_rows(self) -> Iterator[curriculum.OutRow]:
         rows = self._conn.execute(
             "SELECT e.source, e.target, f.jaccard, f.state, f.ccss, f.shared,"
             " s.doc, s.jurisdiction, t.doc, t.jurisdiction"
@@ -178,8 +231,8 @@ class SqliteLoader:
                 }
             )
             tail = b"," + figures[1:]
-            yield source, target, t_jur, jaccard, t_doc[:-1] + tail
-            yield target, source, s_jur, jaccard, s_doc[:-1] + tail
+            yield CROSSWALK, source, target, t_jur, jaccard, t_doc[:-1] + tail
+            yield CROSSWALK, target, source, s_jur, jaccard, s_doc[:-1] + tail
 
     def commit(self) -> None:
         """Switch readers to the new file: one rename, after the data is on disk."""

@@ -1,0 +1,306 @@
+"""Curriculum records and lists, derived once the whole graph has been read.
+
+Positions, grouping levels, the scope and sequence of each course, the
+assessments inside each course, grouping and lesson, alignments to standards
+and the dependency map all depend on relationships, so they are computed here,
+at the end of a load, by plain Python over what the store hands in. Every
+backend's loader calls this same function.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+from edukg.ingest.normalize import encode
+from edukg.store.base import (
+    ACTIVITIES,
+    ACTIVITY,
+    ALIGNED_STANDARDS,
+    ALIGNED_TO,
+    ASSESSMENT,
+    ASSESSMENTS,
+    COURSE,
+    COURSES,
+    DEPENDENCIES,
+    GROUPING,
+    GROUPING_DETAIL,
+    LESSON,
+    SCOPE_FULL,
+    SCOPE_SUMMARY,
+    WITHIN,
+)
+
+CURRICULA = "curricula"  # rows relation: node '', key: each curriculum id in the data
+
+# Top-level grouping labels, for groupings that no hasPart edge places in a course.
+_TOP_LEVEL_LABELS = {"unit": 0, "module": 0, "chapter": 0, "section": 1, "topic": 1}
+_TRAILING_NUMBER = re.compile(r"(\d+)\s*$")
+_TRAILING_LETTER = re.compile(r"(?:^|\s)([A-Z])\s*$")
+_LAST = 99_999_999  # sorts records without a position after those with one
+
+# relation, node, sort key, label, score, doc
+OutRow = tuple[str, str, str, str | None, float | None, bytes]
+
+
+@dataclass
+class Derived:
+    """Curriculum records (identifier, kind, JSON) and list rows to store."""
+
+    docs: list[tuple[str, str, bytes]] = field(default_factory=list)
+    rows: list[OutRow] = field(default_factory=list)
+
+
+def position_of(props: dict[str, Any]) -> int | None:
+    """`position` when given; else from `ordinalName` ("Lesson 5" -> 4, "Section B" -> 1)."""
+    position = props.get("position")
+    if isinstance(position, int):
+        return position
+    ordinal = props.get("ordinalName")
+    if isinstance(ordinal, str):
+        number = _TRAILING_NUMBER.search(ordinal)
+        if number:
+            return int(number.group(1)) - 1
+        letter = _TRAILING_LETTER.search(ordinal)
+        if letter:
+            return ord(letter.group(1)) - ord("A")
+    return None
+
+
+def curriculum_of(props: dict[str, Any]) -> str | None:
+    """The curriculum a record belongs to: the prefix of its courseCode (`im360:K` -> im360)."""
+    code = props.get("courseCode")
+    if isinstance(code, str) and ":" in code:
+        return code.split(":", 1)[0]
+    return None
+
+
+def _sort_key(position: int | None, identifier: str) -> str:
+    return f"{_LAST if position is None else max(position, 0):08d}:{identifier}"
+
+
+def _with(doc: bytes, extra: dict[str, Any]) -> bytes:
+    """A pre-encoded object with more keys appended."""
+    return doc[:-1] + b"," + orjson.dumps(extra)[1:]
+
+
+def derive(
+    nodes: dict[str, tuple[str, dict[str, Any]]],
+    has_part: Iterable[tuple[str, str]],
+    has_dependency: Iterable[tuple[str, str]],
+    alignments: Iterable[tuple[str, str, list[str], bytes]],
+) -> Derived:
+    """Records and rows for the curriculum.
+
+    `nodes`: identifier -> (kind, typed properties) of every curriculum node.
+    `has_part`: (container, part) edges. `has_dependency`: (grouping, prerequisite).
+    `alignments`: (content node, standard identifier, alignment types, standard JSON).
+    """
+    out = Derived()
+    parts: dict[str, list[str]] = defaultdict(list)
+    parents: dict[str, list[str]] = defaultdict(list)
+    for container, part in has_part:
+        if container in nodes and part in nodes:
+            parts[container].append(part)
+            parents[part].append(container)
+
+    positions = {i: position_of(props) for i, (_, props) in nodes.items()}
+
+    def ordered(ids: Iterable[str]) -> list[str]:
+        return sorted(set(ids), key=lambda i: _sort_key(positions[i], i))
+
+    levels = _grouping_levels(nodes, parents)
+    docs: dict[str, bytes] = {}
+    for identifier, (kind, props) in nodes.items():
+        values = {**props, "position": positions[identifier]}
+        if kind == GROUPING:
+            label = props.get("curriculumLabel")
+            values["groupName"] = label.lower() if isinstance(label, str) else None
+            values["groupLevel"] = levels.get(identifier)
+        docs[identifier] = encode(kind, identifier, values)
+        out.docs.append((identifier, kind, docs[identifier]))
+
+    curricula = {c for _, props in nodes.values() if (c := curriculum_of(props))}
+    out.rows.extend((CURRICULA, "", c, None, None, b"{}") for c in sorted(curricula))
+
+    def kind_of(identifier: str) -> str:
+        return nodes[identifier][0]
+
+    for identifier, (kind, props) in nodes.items():
+        if kind == COURSE:
+            curriculum = curriculum_of(props)
+            if curriculum:
+                out.rows.append((COURSES, curriculum, identifier, None, None, docs[identifier]))
+            out.rows.extend(_scope_and_sequence(identifier, props, parts, ordered, nodes, docs))
+            for inside in _descendants(identifier, parts):
+                out.rows.append((WITHIN, identifier, inside, None, None, b"{}"))
+        elif kind == GROUPING:
+            lessons = [docs[i] for i in ordered(parts[identifier]) if kind_of(i) == LESSON]
+            detail = docs[identifier][:-1] + b',"lessons":[' + b",".join(lessons) + b"]}"
+            out.rows.append((GROUPING_DETAIL, identifier, "", None, None, detail))
+        elif kind == LESSON:
+            for part in parts[identifier]:
+                if kind_of(part) == ACTIVITY:
+                    key = _sort_key(positions[part], part)
+                    out.rows.append((ACTIVITIES, identifier, key, None, None, docs[part]))
+        elif kind == ASSESSMENT:
+            for container in _ancestors(identifier, parents):
+                out.rows.append((ASSESSMENTS, container, identifier, None, None, docs[identifier]))
+
+    out.rows.extend(_dependencies(nodes, has_dependency))
+    out.rows.extend(_alignments(nodes, docs, alignments))
+    return out
+
+
+def _grouping_levels(
+    nodes: dict[str, tuple[str, dict[str, Any]]], parents: dict[str, list[str]]
+) -> dict[str, int | None]:
+    """0 for a grouping directly in a course, one more per enclosing grouping."""
+    levels: dict[str, int | None] = {}
+
+    def level(identifier: str, seen: frozenset[str]) -> int | None:
+        if identifier in levels:
+            return levels[identifier]
+        enclosing = [p for p in parents.get(identifier, ()) if nodes[p][0] == GROUPING]
+        result: int | None
+        if enclosing and enclosing[0] not in seen:
+            above = level(enclosing[0], seen | {identifier})
+            result = None if above is None else above + 1
+        elif parents.get(identifier):
+            result = 0
+        else:  # placed nowhere: read it from the label, where the label says it
+            label = nodes[identifier][1].get("curriculumLabel")
+            result = _TOP_LEVEL_LABELS.get(label.lower()) if isinstance(label, str) else None
+        levels[identifier] = result
+        return result
+
+    for identifier, (kind, _) in nodes.items():
+        if kind == GROUPING:
+            level(identifier, frozenset())
+    return levels
+
+
+def _descendants(root: str, parts: dict[str, list[str]]) -> set[str]:
+    found: set[str] = set()
+    stack = list(parts.get(root, ()))
+    while stack:
+        node = stack.pop()
+        if node not in found:
+            found.add(node)
+            stack.extend(parts.get(node, ()))
+    return found
+
+
+def _ancestors(node: str, parents: dict[str, list[str]]) -> set[str]:
+    found: set[str] = set()
+    stack = list(parents.get(node, ()))
+    while stack:
+        up = stack.pop()
+        if up not in found:
+            found.add(up)
+            stack.extend(parents.get(up, ()))
+    return found
+
+
+def _scope_and_sequence(
+    course: str,
+    props: dict[str, Any],
+    parts: dict[str, list[str]],
+    ordered: Any,
+    nodes: dict[str, tuple[str, dict[str, Any]]],
+    docs: dict[str, bytes],
+) -> list[OutRow]:
+    """The summary and full views of a course's groupings and lessons, nested."""
+
+    def tree(identifier: str, full: bool, seen: frozenset[str]) -> dict[str, Any]:
+        record = orjson.loads(docs[identifier])
+        inside = [i for i in ordered(parts.get(identifier, ())) if i not in seen]
+        children = [tree(i, full, seen | {i}) for i in inside if nodes[i][0] == GROUPING]
+        lessons = [_lesson(i, full) for i in inside if nodes[i][0] == LESSON]
+        if full:
+            return {**record, "children": children, "lessons": lessons}
+        keys = ("identifier", "name", "ordinalName", "groupName", "groupLevel", "position")
+        return {**{k: record[k] for k in keys}, "children": children, "lessons": lessons}
+
+    def _lesson(identifier: str, full: bool) -> dict[str, Any]:
+        record: dict[str, Any] = orjson.loads(docs[identifier])
+        if full:
+            return record
+        return {k: record[k] for k in ("identifier", "name", "ordinalName", "position")}
+
+    top = [i for i in ordered(parts.get(course, ())) if nodes[i][0] == GROUPING]
+    rows: list[OutRow] = []
+    for relation, full, view in ((SCOPE_SUMMARY, False, "summary"), (SCOPE_FULL, True, "full")):
+        document = {
+            "courseId": course,
+            "courseName": props.get("name"),
+            "view": view,
+            "lessonGroupings": [tree(i, full, frozenset({course, i})) for i in top],
+        }
+        rows.append((relation, course, "", None, None, orjson.dumps(document)))
+    return rows
+
+
+def _dependencies(
+    nodes: dict[str, tuple[str, dict[str, Any]]], has_dependency: Iterable[tuple[str, str]]
+) -> list[OutRow]:
+    targets: dict[str, set[str]] = defaultdict(set)
+    for source, target in has_dependency:
+        if source in nodes and target in nodes:
+            targets[source].add(target)
+    rows: list[OutRow] = []
+    for source, prerequisites in targets.items():
+        props = nodes[source][1]
+        curriculum = curriculum_of(props)
+        if curriculum is None:
+            continue
+        entry = {
+            "source": source,
+            "sourceName": props.get("name"),
+            "sourceCurriculumLabel": props.get("curriculumLabel"),
+            "hasDependency": [
+                {
+                    "identifier": t,
+                    "name": nodes[t][1].get("name"),
+                    "curriculumLabel": nodes[t][1].get("curriculumLabel"),
+                }
+                for t in sorted(prerequisites)
+            ],
+        }
+        rows.append((DEPENDENCIES, curriculum, source, None, None, orjson.dumps(entry)))
+    return rows
+
+
+def _alignments(
+    nodes: dict[str, tuple[str, dict[str, Any]]],
+    docs: dict[str, bytes],
+    alignments: Iterable[tuple[str, str, list[str], bytes]],
+) -> list[OutRow]:
+    """Both directions of each content-to-standard alignment, types merged per pair."""
+    types: dict[tuple[str, str], set[str]] = defaultdict(set)
+    standard_docs: dict[str, bytes] = {}
+    for content, standard, kinds, standard_doc in alignments:
+        if content in nodes and nodes[content][0] in ALIGNED_TO:
+            types[(content, standard)].update(kinds)
+            standard_docs[standard] = standard_doc
+    rows: list[OutRow] = []
+    for (content, standard), merged in types.items():
+        extra = {"curriculumAlignmentType": sorted(merged)}
+        rows.append(
+            (
+                ALIGNED_STANDARDS,
+                content,
+                standard,
+                None,
+                None,
+                _with(standard_docs[standard], extra),
+            )
+        )
+        relation = ALIGNED_TO[nodes[content][0]]
+        rows.append((relation, standard, content, None, None, _with(docs[content], extra)))
+    return rows
