@@ -34,6 +34,7 @@ from edukg.store.base import (
     SCOPE_FULL,
     SCOPE_SUMMARY,
     WITHIN,
+    OutRow,
 )
 
 CURRICULA = "curricula"  # rows relation: node '', key: each curriculum id in the data
@@ -43,9 +44,6 @@ _TOP_LEVEL_LABELS = {"unit": 0, "module": 0, "chapter": 0, "section": 1, "topic"
 _TRAILING_NUMBER = re.compile(r"(\d+)\s*$")
 _TRAILING_LETTER = re.compile(r"(?:^|\s)([A-Z])\s*$")
 _LAST = 99_999_999  # sorts records without a position after those with one
-
-# relation, node, sort key, label, score, doc
-OutRow = tuple[str, str, str, str | None, float | None, bytes]
 
 
 @dataclass

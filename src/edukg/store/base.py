@@ -12,6 +12,8 @@ from typing import Protocol
 
 # A page row: the node identifier (the keyset) and the record's pre-encoded JSON.
 Row = tuple[str, bytes]
+# A row of the pre-encoded `rows` table: relation, node, sort key, label, score, JSON.
+OutRow = tuple[str, str, str, str | None, float | None, bytes]
 
 # Kinds of served records, as stored.
 STANDARD, FRAMEWORK, COMPONENT = "standard", "framework", "component"

@@ -20,12 +20,10 @@ from edukg.store.base import (
     DataInfo,
     Found,
     KeyInfo,
-    Linked,
-    Listed,
-    Members,
     Query,
     Row,
 )
+from edukg.store.shared import page_sql
 
 _MMAP_BYTES = 1 << 30  # 1 GiB: reads of an immutable file go straight to the page cache
 
@@ -116,7 +114,7 @@ class SqliteStore:
         conn = self._connection()
         if conn is None:
             return []
-        sql, params = _page_sql(query, after or "", limit)
+        sql, params = page_sql(query, after or "", limit)
         return conn.execute(sql, params).fetchall()
 
     def lookup(self, relation: str, node: str, key: str = "") -> bytes | None:
@@ -142,62 +140,6 @@ class SqliteStore:
     def close(self) -> None:
         """Close the connection."""
         self._swap(None, None, None)
-
-
-def _page_sql(query: Query, after: str, limit: int) -> tuple[str, list[object]]:
-    where: list[str]
-    params: list[object]
-    if isinstance(query, Members):
-        where, params = ["m.framework = ?", "m.identifier > ?"], [query.framework, after]
-        if query.grades_mask:
-            where.append("(m.grades & ?) != 0")
-            params.append(query.grades_mask)
-        if query.subject is not None:
-            where.append("m.subject = ?")
-            params.append(query.subject)
-        if query.statement_type is not None:
-            where.append("m.stmt_type = ?")
-            params.append(query.statement_type)
-        sql = (
-            "SELECT m.identifier, d.doc FROM membership m JOIN docs d ON d.identifier = m.identifier"
-            f" WHERE {' AND '.join(where)} ORDER BY m.identifier LIMIT ?"
-        )
-    elif isinstance(query, Linked):
-        sql = (
-            "SELECT l.other, d.doc FROM links l JOIN docs d ON d.identifier = l.other"
-            " WHERE l.relation = ? AND l.node = ? AND l.other > ? ORDER BY l.other LIMIT ?"
-        )
-        params = [query.relation, query.node, after]
-    elif isinstance(query, Listed):
-        where = ["relation = ?", "node = ?", "sort_key > ?"]
-        params = [query.relation, query.node, after]
-        if query.label is not None:
-            where.append("label = ?")
-            params.append(query.label)
-        if query.min_score is not None:
-            where.append("score >= ?")
-            params.append(query.min_score)
-        sql = (
-            f"SELECT sort_key, doc FROM rows WHERE {' AND '.join(where)} ORDER BY sort_key LIMIT ?"
-        )
-    else:
-        where, params = ["kind = ?", "identifier > ?"], [query.kind, after]
-        for column, value in (
-            ("subject", query.subject),
-            ("jurisdiction", query.jurisdiction),
-            ("adoption", query.adoption_status),
-        ):
-            if value is not None:
-                where.append(f"{column} = ?")
-                params.append(value)
-        if query.current_only:
-            where.append("is_current = 1")
-        sql = (
-            f"SELECT identifier, doc FROM docs WHERE {' AND '.join(where)}"
-            " ORDER BY identifier LIMIT ?"
-        )
-    params.append(limit)
-    return sql, params
 
 
 _KEY_SCHEMA = """

@@ -6,7 +6,7 @@ import contextlib
 import os
 import secrets
 import sqlite3
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -14,27 +14,11 @@ from typing import Any
 import orjson
 
 from edukg.ingest import curriculum
-from edukg.ingest.normalize import CURRICULUM_KINDS, typed
-from edukg.store.base import (
-    BUILDS_TOWARDS,
-    CHILDREN,
-    COMPONENTS,
-    CROSSWALK,
-    PREREQUISITES,
-    RELATED,
-)
+from edukg.ingest.normalize import CURRICULUM_KINDS
+from edukg.store import shared
+from edukg.store.base import CHILDREN, OutRow
 
 _BUILD_MARK = ".building-"
-
-# Neighbour lists: (relation, edge label, node column, other column).
-_LINKS = (
-    (CHILDREN, "hasChild", "source", "target"),
-    (PREREQUISITES, "buildsTowards", "target", "source"),
-    (BUILDS_TOWARDS, "buildsTowards", "source", "target"),
-    (RELATED, "relatesTo", "source", "target"),
-    (RELATED, "relatesTo", "target", "source"),  # the export has both; either alone works
-    (COMPONENTS, "supports", "target", "source"),
-)
 
 NodeRow = tuple[str, str, str | None, bytes]  # identifier, label, served kind, raw line
 EdgeRow = tuple[str, str, str, str, bytes]  # identifier, label, source, target, raw line
@@ -125,7 +109,7 @@ class SqliteLoader:
         )
         for statement in _statements("indexes.sql"):  # executescript would end the transaction
             c.execute(statement)
-        for relation, label, node, other in _LINKS:
+        for relation, label, node, other in shared.LINKS:
             c.execute(
                 f"INSERT OR IGNORE INTO links SELECT ?, {node}, {other} FROM edges WHERE label = ?",
                 (relation, label),
@@ -151,7 +135,7 @@ class SqliteLoader:
             " FROM reach r JOIN docs d ON d.identifier = r.identifier AND d.kind = r.member_kind",
             (CHILDREN, CHILDREN),
         )
-        self._add_rows(self._crosswalk_rows())
+        self._add_rows(shared.crosswalk_rows(c.execute(shared.CROSSWALK_SOURCE.format(p=""))))
         derived = curriculum.derive(*self._curriculum_inputs())
         c.executemany(
             "INSERT OR REPLACE INTO docs (identifier, kind, doc) VALUES (?, ?, ?)", derived.docs
@@ -174,7 +158,7 @@ class SqliteLoader:
         c.execute("PRAGMA optimize")
         return counts
 
-    def _add_rows(self, rows: Iterable[curriculum.OutRow]) -> None:
+    def _add_rows(self, rows: Iterable[OutRow]) -> None:
         self._conn.executemany("INSERT OR REPLACE INTO rows VALUES (?, ?, ?, ?, ?, ?)", rows)
 
     def _curriculum_inputs(
@@ -187,52 +171,20 @@ class SqliteLoader:
     ]:
         c = self._conn
         marks = ",".join("?" * len(CURRICULUM_KINDS))
-        nodes = {
-            identifier: (kind, typed(orjson.loads(line).get("properties") or {}))
-            for identifier, kind, line in c.execute(
+        nodes = shared.curriculum_nodes(
+            c.execute(
                 f"SELECT identifier, kind, line FROM nodes WHERE kind IN ({marks})",
                 sorted(CURRICULUM_KINDS),
             )
-        }
+        )
 
         def pairs(label: str) -> list[tuple[str, str]]:
             return c.execute(
                 "SELECT source, target FROM edges WHERE label = ?", (label,)
             ).fetchall()
 
-        alignments = []
-        for source, target, line, doc in c.execute(
-            "SELECT e.source, e.target, e.line, d.doc FROM edges e JOIN docs d"
-            " ON d.identifier = e.target AND d.kind = 'standard'"
-            " WHERE e.label = 'hasEducationalAlignment'"
-        ):
-            props = typed(orjson.loads(line).get("properties") or {})
-            kinds = props.get("curriculumAlignmentType") or props.get("alignmentType") or []
-            kinds = kinds if isinstance(kinds, list) else [kinds]
-            alignments.append((source, target, [str(k) for k in kinds], bytes(doc)))
-        return nodes, pairs("hasPart"), pairs("hasDependency"), alignments
-
-    def _crosswalk_rows(self) -> Iterator[curriculum.OutRow]:
-        rows = self._conn.execute(
-            "SELECT e.source, e.target, f.jaccard, f.state, f.ccss, f.shared,"
-            " s.doc, s.jurisdiction, t.doc, t.jurisdiction"
-            " FROM edges e JOIN figures f ON f.identifier = e.identifier"
-            " JOIN docs s ON s.identifier = e.source AND s.kind = 'standard'"
-            " JOIN docs t ON t.identifier = e.target AND t.kind = 'standard'"
-            " WHERE e.label = 'hasStandardAlignment'"
-        ).fetchall()
-        for source, target, jaccard, state, ccss, shared, s_doc, s_jur, t_doc, t_jur in rows:
-            figures = orjson.dumps(
-                {
-                    "jaccard": jaccard,
-                    "stateLCCount": state,
-                    "ccssLCCount": ccss,
-                    "sharedLCCount": shared,
-                }
-            )
-            tail = b"," + figures[1:]
-            yield CROSSWALK, source, target, t_jur, jaccard, t_doc[:-1] + tail
-            yield CROSSWALK, target, source, s_jur, jaccard, s_doc[:-1] + tail
+        aligned = shared.alignments(c.execute(shared.ALIGNMENT_SOURCE.format(p="")))
+        return nodes, pairs("hasPart"), pairs("hasDependency"), aligned
 
     def commit(self) -> None:
         """Switch readers to the new file: one rename, after the data is on disk."""

@@ -1,0 +1,157 @@
+"""SQL and derivations that every store shares, so both backends answer alike."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+import orjson
+
+from edukg.ingest.normalize import typed
+from edukg.store.base import (
+    BUILDS_TOWARDS,
+    CHILDREN,
+    COMPONENTS,
+    CROSSWALK,
+    PREREQUISITES,
+    RELATED,
+    Linked,
+    Listed,
+    Members,
+    OutRow,
+    Query,
+)
+
+# Neighbour lists: (relation, edge label, node column, other column).
+LINKS = (
+    (CHILDREN, "hasChild", "source", "target"),
+    (PREREQUISITES, "buildsTowards", "target", "source"),
+    (BUILDS_TOWARDS, "buildsTowards", "source", "target"),
+    (RELATED, "relatesTo", "source", "target"),
+    (RELATED, "relatesTo", "target", "source"),  # the export has both; either alone works
+    (COMPONENTS, "supports", "target", "source"),
+)
+
+# Crosswalk edges with both sides' records and the figures (see crosswalk_rows).
+CROSSWALK_SOURCE = (
+    "SELECT e.source, e.target, f.jaccard, f.state, f.ccss, f.shared,"
+    " s.doc, s.jurisdiction, t.doc, t.jurisdiction"
+    " FROM {p}edges e JOIN {p}figures f ON f.identifier = e.identifier"
+    " JOIN {p}docs s ON s.identifier = e.source AND s.kind = 'standard'"
+    " JOIN {p}docs t ON t.identifier = e.target AND t.kind = 'standard'"
+    " WHERE e.label = 'hasStandardAlignment'"
+)
+ALIGNMENT_SOURCE = (
+    "SELECT e.source, e.target, e.line, d.doc FROM {p}edges e JOIN {p}docs d"
+    " ON d.identifier = e.target AND d.kind = 'standard'"
+    " WHERE e.label = 'hasEducationalAlignment'"
+)
+
+
+def crosswalk_rows(rows: Iterable[tuple[Any, ...]]) -> Iterator[OutRow]:
+    """Each hasStandardAlignment edge from both sides: the other record plus the figures."""
+    for source, target, jaccard, state, ccss, shared, s_doc, s_jur, t_doc, t_jur in rows:
+        figures = orjson.dumps(
+            {
+                "jaccard": jaccard,
+                "stateLCCount": state,
+                "ccssLCCount": ccss,
+                "sharedLCCount": shared,
+            }
+        )
+        tail = b"," + figures[1:]
+        yield CROSSWALK, source, target, t_jur, jaccard, bytes(t_doc)[:-1] + tail
+        yield CROSSWALK, target, source, s_jur, jaccard, bytes(s_doc)[:-1] + tail
+
+
+def curriculum_nodes(
+    rows: Iterable[tuple[str, str, bytes]],
+) -> dict[str, tuple[str, dict[str, Any]]]:
+    """identifier -> (kind, typed properties), from stored (identifier, kind, line) rows."""
+    return {
+        identifier: (kind, typed(orjson.loads(line).get("properties") or {}))
+        for identifier, kind, line in rows
+    }
+
+
+def alignments(
+    rows: Iterable[tuple[str, str, bytes, bytes]],
+) -> list[tuple[str, str, list[str], bytes]]:
+    """(content, standard, alignment types, standard JSON) from ALIGNMENT_SOURCE rows."""
+    out = []
+    for source, target, line, doc in rows:
+        props = typed(orjson.loads(line).get("properties") or {})
+        kinds = props.get("curriculumAlignmentType") or props.get("alignmentType") or []
+        kinds = kinds if isinstance(kinds, list) else [kinds]
+        out.append((source, target, [str(k) for k in kinds], bytes(doc)))
+    return out
+
+
+def page_sql(
+    query: Query, after: str, limit: int, prefix: str = "", mark: str = "?"
+) -> tuple[str, list[object]]:
+    """One keyset-paged range scan for `query`: SQL (tables behind `prefix`) and parameters.
+
+    The same statement serves SQLite (`?`) and PostgreSQL (`%s`, tables in the loaded
+    version's schema); identifiers compare in byte order on both.
+    """
+    where: list[str]
+    params: list[object]
+    if isinstance(query, Members):
+        where, params = ["m.framework = ?", "m.identifier > ?"], [query.framework, after]
+        if query.grades_mask:
+            where.append("(m.grades & ?) != 0")
+            params.append(query.grades_mask)
+        if query.subject is not None:
+            where.append("m.subject = ?")
+            params.append(query.subject)
+        if query.statement_type is not None:
+            where.append("m.stmt_type = ?")
+            params.append(query.statement_type)
+        sql = (
+            "SELECT m.identifier, d.doc FROM membership m JOIN docs d ON d.identifier = m.identifier"
+            f" WHERE {' AND '.join(where)} ORDER BY m.identifier LIMIT ?"
+        )
+    elif isinstance(query, Linked):
+        sql = (
+            "SELECT l.other, d.doc FROM links l JOIN docs d ON d.identifier = l.other"
+            " WHERE l.relation = ? AND l.node = ? AND l.other > ? ORDER BY l.other LIMIT ?"
+        )
+        params = [query.relation, query.node, after]
+    elif isinstance(query, Listed):
+        where = ["relation = ?", "node = ?", "sort_key > ?"]
+        params = [query.relation, query.node, after]
+        if query.label is not None:
+            where.append("label = ?")
+            params.append(query.label)
+        if query.min_score is not None:
+            where.append("score >= ?")
+            params.append(query.min_score)
+        sql = (
+            f"SELECT sort_key, doc FROM rows WHERE {' AND '.join(where)} ORDER BY sort_key LIMIT ?"
+        )
+    else:
+        where, params = ["kind = ?", "identifier > ?"], [query.kind, after]
+        for column, value in (
+            ("subject", query.subject),
+            ("jurisdiction", query.jurisdiction),
+            ("adoption", query.adoption_status),
+        ):
+            if value is not None:
+                where.append(f"{column} = ?")
+                params.append(value)
+        if query.current_only:
+            where.append("is_current = 1")
+        sql = (
+            f"SELECT identifier, doc FROM docs WHERE {' AND '.join(where)}"
+            " ORDER BY identifier LIMIT ?"
+        )
+    params.append(limit)
+    sql = sql.replace(" FROM membership ", f" FROM {prefix}membership ")
+    sql = sql.replace(" JOIN docs ", f" JOIN {prefix}docs ").replace(
+        " FROM docs ", f" FROM {prefix}docs "
+    )
+    sql = sql.replace(" FROM links ", f" FROM {prefix}links ").replace(
+        " FROM rows ", f" FROM {prefix}rows "
+    )
+    return sql.replace("?", mark), params
