@@ -70,7 +70,7 @@ class Api:
 
 def _serve(db: str) -> Iterator[Api]:
     keys = open_key_store(db)
-    key = keys.create(f"test-{len(keys.list())}")
+    key = keys.create(f"test-{len(keys.list())}", rate=0)  # unlimited: tests walk pages
     keys.close()
     server = ServerThread(EdukgApp(Settings(db=db))).start()
     api = Api(server, key)

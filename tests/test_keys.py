@@ -13,7 +13,7 @@ import pytest
 from edukg.cli import build_demo
 from edukg.config import keys_path_for
 from edukg.store import open_key_store
-from edukg.store.sqlite import KeyNameError
+from edukg.store.keys import KeyNameError
 from tests.conftest import Api, error_of
 
 
@@ -48,7 +48,8 @@ def test_keys_are_stored_as_digests_only(tmp_path: Path) -> None:
     db = str(tmp_path / "k.db")
     keys = open_key_store(db)
     key = keys.create("bob")
-    assert keys.verify(key) == "bob"
+    principal = keys.verify(key)
+    assert principal is not None and principal.name == "bob"
     assert keys.verify(key + "x") is None
     assert keys.verify("") is None
     keys.close()

@@ -26,13 +26,17 @@ from edukg.errors import (
     AuthenticationError,
     MethodNotAllowedError,
     NotFoundError,
+    RateLimitError,
+    ServiceUnavailableError,
     ValidationError,
     error_body,
 )
 from edukg.openapi import build_openapi
 from edukg.params import parse
+from edukg.ratelimit import Decision, Limiter, MemoryLimiter, RedisLimiter
 from edukg.routing import Router
 from edukg.store import KeyStore, Store, open_key_store, open_store
+from edukg.store.base import Principal, StoreUnavailable
 
 log = logging.getLogger("edukg")
 
@@ -49,11 +53,18 @@ class EdukgApp:
     """The HTTP API over one Store and one KeyStore."""
 
     def __init__(
-        self, settings: Settings, store: Store | None = None, keys: KeyStore | None = None
+        self,
+        settings: Settings,
+        store: Store | None = None,
+        keys: KeyStore | None = None,
+        limiter: Limiter | None = None,
     ) -> None:
         self.settings = settings
-        self.store = store or open_store(settings.db)
+        self.store = store or open_store(settings.read_db or settings.db, settings.refresh)
         self.keys = keys or open_key_store(settings.db)
+        if limiter is None:
+            limiter = RedisLimiter(settings.redis) if settings.redis else MemoryLimiter()
+        self.limiter = limiter
         self.router = Router(settings.base_path, OPERATIONS)
         self.openapi = build_openapi(settings.base_path, OPERATIONS)
         self._openapi_bytes = orjson.dumps(self.openapi)
@@ -66,8 +77,15 @@ class EdukgApp:
         if scope["type"] != "http":
             return
         request_id = "req_" + secrets.token_hex(8)
+        extra: Headers = []  # headers every response carries once known (rate limits)
         try:
-            status, body, headers = self._respond(scope, request_id)
+            try:
+                status, body, headers = self._respond(scope, extra)
+            except StoreUnavailable as exc:
+                log.warning("request %s: database unavailable: %s", request_id, exc)
+                raise ServiceUnavailableError(
+                    "The database cannot be reached right now. Try again shortly."
+                ) from None
         except ApiError as exc:
             status, headers = exc.status, [_JSON]
             body = error_body(exc.error, exc.message, request_id, exc.details)
@@ -83,6 +101,7 @@ class EdukgApp:
             )
         headers = [
             *headers,
+            *extra,
             (b"x-request-id", request_id.encode()),
             (b"content-length", str(len(body)).encode()),
         ]
@@ -91,13 +110,13 @@ class EdukgApp:
             {"type": "http.response.body", "body": b"" if scope["method"] == "HEAD" else body}
         )
 
-    def _respond(self, scope: Scope, request_id: str) -> tuple[int, bytes, Headers]:
+    def _respond(self, scope: Scope, extra: Headers) -> tuple[int, bytes, Headers]:
         path: str = scope["path"]
         method: str = scope["method"]
         if self.router.under_base(path):
             if method not in ("GET", "HEAD"):
                 raise MethodNotAllowedError(f"{method} is not allowed: this API is read-only.")
-            self._authenticate(scope)
+            self._limit(self._authenticate(scope), extra)
             matched = self.router.match(path)
             if matched is None:
                 raise NotFoundError(f"No operation at {path}. See /openapi.json for the API.")
@@ -116,7 +135,7 @@ class EdukgApp:
             return 200, self._docs_bytes, [(b"content-type", b"text/html; charset=utf-8")]
         raise NotFoundError(f"Nothing at {path}. The API lives under {self.router.base_path}/.")
 
-    def _authenticate(self, scope: Scope) -> str:
+    def _authenticate(self, scope: Scope) -> Principal:
         key = None
         for name, value in scope["headers"]:
             if name == b"x-api-key":
@@ -129,6 +148,27 @@ class EdukgApp:
             raise AuthenticationError("Invalid or revoked API key.")
         return owner
 
+    def _limit(self, principal: Principal, extra: Headers) -> None:
+        rate = self.settings.rate if principal.rate is None else principal.rate
+        burst = self.settings.burst if principal.burst is None else principal.burst
+        if rate <= 0:
+            return  # an unlimited key (e.g. for benchmarks)
+        decision: Decision = self.limiter.hit(principal.name, rate, burst)
+        extra.extend(
+            (
+                (b"ratelimit-limit", str(decision.limit).encode()),
+                (b"ratelimit-remaining", str(decision.remaining).encode()),
+                (b"ratelimit-reset", str(decision.reset).encode()),
+            )
+        )
+        if not decision.allowed:
+            extra.append((b"retry-after", str(decision.retry_after).encode()))
+            raise RateLimitError(
+                f"Rate limit exceeded for key {principal.name!r} ({rate:g} requests per second, "
+                f"bursts of {burst}). Retry after {decision.retry_after} s.",
+                {"retryAfter": decision.retry_after},
+            )
+
     def _health(self) -> tuple[int, bytes, Headers]:
         info = service.loaded(self.store)
         body = orjson.dumps(
@@ -138,6 +178,7 @@ class EdukgApp:
                 "loadedAt": info.loaded_at,
                 "contentId": info.content_id,
                 "counts": info.counts,
+                "details": {"rateLimiter": self.limiter.status()},
             }
         )
         return 200, body, [_JSON, (b"x-data-version", info.data_version.encode())]
@@ -150,6 +191,8 @@ class EdukgApp:
             elif message["type"] == "lifespan.shutdown":
                 self.store.close()
                 self.keys.close()
+                if isinstance(self.limiter, RedisLimiter):
+                    self.limiter.close()
                 await send({"type": "lifespan.shutdown.complete"})
                 return
 

@@ -14,12 +14,18 @@ from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeR
 from rich.table import Table
 
 from edukg import __version__
-from edukg.config import DEFAULT_BASE_PATH, normalize_base_path, resolve_db
+from edukg.config import (
+    DEFAULT_BASE_PATH,
+    DEFAULT_BURST,
+    DEFAULT_RATE,
+    normalize_base_path,
+    resolve_db,
+)
 from edukg.ingest.builder import LoadSummary, build, load
 from edukg.ingest.demo import DEMO_VERSION, demo_lines
 from edukg.ingest.errors import LoadError
-from edukg.store import open_key_store, open_store
-from edukg.store.sqlite import KeyNameError
+from edukg.store import is_postgres, open_key_store, open_store
+from edukg.store.keys import KeyNameError
 
 _err = Console(stderr=True)
 _out = Console(highlight=False)
@@ -128,7 +134,7 @@ def cmd_keys(args: argparse.Namespace) -> int:
     try:
         if args.keys_command == "create":
             try:
-                key = keys.create(args.name)
+                key = keys.create(args.name, args.rate, args.burst)
             except KeyNameError as exc:
                 _say(f"cannot create key: {exc}")
                 return 1
@@ -151,16 +157,31 @@ def cmd_keys(args: argparse.Namespace) -> int:
     return 0
 
 
-def _serve(db: str, host: str, port: int, workers: int, base_path: str) -> None:
+def _serve(args: argparse.Namespace, workers: int) -> None:
     import uvicorn  # noqa: PLC0415 - only the serving commands need the server
 
-    os.environ["EDUKG_DB"] = str(Path(db).absolute())
-    os.environ["EDUKG_BASE_PATH"] = base_path
+    # Worker processes read their settings from the environment (config.Settings.from_env).
+    os.environ["EDUKG_DB"] = args.db if is_postgres(args.db) else str(Path(args.db).absolute())
+    os.environ["EDUKG_BASE_PATH"] = normalize_base_path(args.base_path)
+    for name, value in (
+        ("EDUKG_READ_DB", args.read_db),
+        ("EDUKG_REDIS", args.redis),
+        ("EDUKG_RATE", args.rate),
+        ("EDUKG_BURST", args.burst),
+        ("EDUKG_REFRESH", args.refresh),
+    ):
+        if value is not None:
+            os.environ[name] = str(value)
+    if workers > 1 and not os.environ.get("EDUKG_REDIS"):
+        _say(
+            f"note: rate limits are per process with {workers} workers and no --redis; "
+            "use --redis for limits shared by every process and host"
+        )
     uvicorn.run(
         "edukg.app:create_app",
         factory=True,
-        host=host,
-        port=port,
+        host=args.host,
+        port=args.port,
         workers=workers,
         access_log=False,
         log_level="info",
@@ -169,7 +190,7 @@ def _serve(db: str, host: str, port: int, workers: int, base_path: str) -> None:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    _serve(args.db, args.host, args.port, args.workers, normalize_base_path(args.base_path))
+    _serve(args, args.workers)
     return 0
 
 
@@ -197,7 +218,7 @@ def cmd_quickstart(args: argparse.Namespace) -> int:
         f"Try:\n  curl -H 'x-api-key: {key}' '{url}{base}/standards-frameworks'\n",
         flush=True,
     )
-    _serve(args.db, args.host, args.port, 1, base)
+    _serve(args, 1)
     return 0
 
 
@@ -208,7 +229,7 @@ def parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--version", action="version", version=f"edukg {__version__}")
     sub = p.add_subparsers(dest="command", required=True)
-    db_help = "database file (default: $EDUKG_DB, else ./edukg.db)"
+    db_help = "SQLite file or postgresql:// URL (default: $EDUKG_DB, else ./edukg.db)"
 
     def with_db(cmd: argparse.ArgumentParser) -> argparse.ArgumentParser:
         cmd.add_argument("--db", default=None, help=db_help)
@@ -223,6 +244,26 @@ def parser() -> argparse.ArgumentParser:
         cmd.add_argument("--host", default="127.0.0.1")
         cmd.add_argument("--port", type=int, default=8000)
         cmd.add_argument("--base-path", default=DEFAULT_BASE_PATH)
+        cmd.add_argument(
+            "--read-db", default=os.environ.get("EDUKG_READ_DB"),
+            help="a read replica for data reads (keys are always read from --db)",
+        )  # fmt: skip
+        cmd.add_argument(
+            "--redis", default=os.environ.get("EDUKG_REDIS"),
+            help="redis://host:port/db for rate limits shared by all processes and hosts",
+        )  # fmt: skip
+        cmd.add_argument(
+            "--rate", type=float, default=None,
+            help=f"default requests per second per key (default {DEFAULT_RATE:g}; 0: no limit)",
+        )  # fmt: skip
+        cmd.add_argument(
+            "--burst", type=int, default=None,
+            help=f"default requests per key at once (default {DEFAULT_BURST})",
+        )  # fmt: skip
+        cmd.add_argument(
+            "--refresh", type=float, default=None,
+            help="PostgreSQL: seconds between looks for a newly loaded version (default 1)",
+        )  # fmt: skip
         return cmd
 
     c = with_server(with_db(sub.add_parser("serve", help="serve the loaded data over HTTP")))
@@ -238,6 +279,8 @@ def parser() -> argparse.ArgumentParser:
     ksub = keys.add_subparsers(dest="keys_command", required=True)
     c = with_db(ksub.add_parser("create", help="make a key; prints it on the last line"))
     c.add_argument("name")
+    c.add_argument("--rate", type=float, default=None, help="its own requests per second (0: none)")
+    c.add_argument("--burst", type=int, default=None, help="its own requests at once")
     with_db(ksub.add_parser("list", help="names, creation time, last 4 characters"))
     c = with_db(ksub.add_parser("revoke", help="revoke a key at once"))
     c.add_argument("name")

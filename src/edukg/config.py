@@ -33,17 +33,37 @@ def normalize_base_path(base_path: str) -> str:
     return f"/{stripped}" if stripped else ""
 
 
+DEFAULT_RATE = 20.0  # requests per second per key, sustained
+DEFAULT_BURST = 40  # requests per key at once
+
+
 @dataclass(frozen=True)
 class Settings:
-    """Everything a serving process needs to know."""
+    """Everything a serving process needs to know.
+
+    Each field has a flag of `edukg serve` and an environment variable (which is how
+    `serve` hands them to its worker processes): EDUKG_DB, EDUKG_BASE_PATH,
+    EDUKG_READ_DB, EDUKG_REDIS, EDUKG_RATE, EDUKG_BURST, EDUKG_REFRESH.
+    """
 
     db: str = DEFAULT_DB
     base_path: str = DEFAULT_BASE_PATH
+    read_db: str | None = None  # a replica for data reads; keys are always read from `db`
+    redis: str | None = None  # shared rate limits; without it, limits are per process
+    rate: float = DEFAULT_RATE  # default per-key limit; 0 turns limits off
+    burst: int = DEFAULT_BURST
+    refresh: float = 1.0  # seconds between PostgreSQL readers' looks for a new version
 
     @classmethod
     def from_env(cls) -> Settings:
         """Settings for a worker process started by `edukg serve` (passed via env)."""
+        env = os.environ
         return cls(
             db=resolve_db(None),
-            base_path=normalize_base_path(os.environ.get("EDUKG_BASE_PATH", DEFAULT_BASE_PATH)),
+            base_path=normalize_base_path(env.get("EDUKG_BASE_PATH", DEFAULT_BASE_PATH)),
+            read_db=env.get("EDUKG_READ_DB") or None,
+            redis=env.get("EDUKG_REDIS") or None,
+            rate=float(env.get("EDUKG_RATE", DEFAULT_RATE)),
+            burst=int(env.get("EDUKG_BURST", DEFAULT_BURST)),
+            refresh=float(env.get("EDUKG_REFRESH", 1.0)),
         )

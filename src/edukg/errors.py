@@ -47,6 +47,13 @@ class MethodNotAllowedError(ApiError):
     error = "MethodNotAllowedError"
 
 
+class RateLimitError(ApiError):
+    """The key's rate limit is spent: 429, with Retry-After."""
+
+    status = 429
+    error = "RateLimitError"
+
+
 class ServiceUnavailableError(ApiError):
     """No data loaded yet, or the database cannot be reached: 503."""
 

@@ -14,6 +14,7 @@ _ERROR_TEXT = {
     401: "Missing, unknown or revoked API key",
     404: "Not found",
     405: "Method not allowed: the API answers GET (and HEAD) only",
+    429: "Rate limit exceeded: see the Retry-After header",
     500: "Internal server error (no internals are disclosed)",
     503: "No data loaded yet, or the database cannot be reached",
 }
@@ -28,10 +29,23 @@ _REQUEST_ID_HEADER = {
 }
 
 
+_RATE_HEADERS = {
+    name: {"description": text, "schema": {"type": "integer"}}
+    for name, text in (
+        ("RateLimit-Limit", "Requests the key may make at once (its burst)"),
+        ("RateLimit-Remaining", "Requests left before the limit applies"),
+        ("RateLimit-Reset", "Seconds until the key's allowance is full again"),
+    )
+}
+
+
 def _error_response(status: int) -> dict[str, Any]:
+    headers: dict[str, Any] = {"X-Request-Id": _REQUEST_ID_HEADER}
+    if status == 429:
+        headers["Retry-After"] = {"description": "Seconds to wait", "schema": {"type": "integer"}}
     return {
         "description": _ERROR_TEXT[status],
-        "headers": {"X-Request-Id": _REQUEST_ID_HEADER},
+        "headers": headers,
         "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}},
     }
 
@@ -40,7 +54,11 @@ def _operation(op: Operation) -> dict[str, Any]:
     responses: dict[str, Any] = {
         "200": {
             "description": "OK",
-            "headers": {"X-Data-Version": _DATA_VERSION_HEADER, "X-Request-Id": _REQUEST_ID_HEADER},
+            "headers": {
+                "X-Data-Version": _DATA_VERSION_HEADER,
+                "X-Request-Id": _REQUEST_ID_HEADER,
+                **_RATE_HEADERS,
+            },
             "content": {"application/json": {"schema": op.response_schema}},
         }
     }

@@ -52,7 +52,7 @@ class Operation:
     description: str = ""
     tags: tuple[str, ...] = ()
     not_found: bool = False  # whether the operation answers 404 for an unknown record
-    statuses: tuple[int, ...] = field(default=(200, 400, 401, 405, 500, 503))
+    statuses: tuple[int, ...] = field(default=(200, 400, 401, 405, 429, 500, 503))
 
 
 def ref(name: str) -> dict[str, Any]:

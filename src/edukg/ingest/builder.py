@@ -29,7 +29,9 @@ from edukg.ingest.normalize import (
     typed,
 )
 from edukg.ingest.reader import Progress, guess_version, read_lines, resolve
-from edukg.store.sqlite_load import DocRow, EdgeRow, FigureRow, NodeRow, SqliteLoader
+from edukg.store import is_postgres, open_loader
+from edukg.store.base import Loader
+from edukg.store.sqlite_load import DocRow, EdgeRow, FigureRow, NodeRow
 
 _BATCH = 5000
 
@@ -79,7 +81,7 @@ def _doc_row(kind: str, identifier: str, props: dict[str, Any]) -> DocRow:
 class _Batches:
     """Rows waiting to be written, flushed every few thousand lines."""
 
-    def __init__(self, loader: SqliteLoader) -> None:
+    def __init__(self, loader: Loader) -> None:
         self.loader = loader
         self.nodes: list[NodeRow] = []
         self.docs: list[DocRow] = []
@@ -150,7 +152,10 @@ def build(
     started = time.monotonic()
     digest = hashlib.sha256()
     summary = LoadSummary(data_version=data_version, content_id="")
-    loader = SqliteLoader(db)
+    try:
+        loader = open_loader(db)
+    except Exception as exc:
+        raise LoadError(f"cannot start a load into {_safe(db)}: {exc}") from None
     try:
         batches = _Batches(loader)
         pending = 0
@@ -176,21 +181,42 @@ def build(
             }
         )
         loader.commit()
-    except (sqlite3.Error, OSError) as exc:
+    except (sqlite3.Error, psycopg_errors(), OSError) as exc:
         loader.abort()
         raise LoadError(f"the database could not be written ({exc}); nothing was changed") from None
     except BaseException:
         loader.abort()
         raise
-    summary.node_counts = counts["nodes"]  # type: ignore[assignment]
-    summary.relationship_counts = counts["relationships"]  # type: ignore[assignment]
-    summary.dangling = counts["dangling"]  # type: ignore[assignment]
+    summary.node_counts = counts["nodes"]
+    summary.relationship_counts = counts["relationships"]
+    summary.dangling = counts["dangling"]
     summary.duplicate_nodes = summary.node_lines - sum(summary.node_counts.values())
     summary.duplicate_relationships = summary.relationship_lines - sum(
         summary.relationship_counts.values()
     )
     summary.seconds = time.monotonic() - started
     return summary
+
+
+def psycopg_errors() -> type[Exception]:
+    """psycopg's base error when PostgreSQL is in use, else an error nothing raises."""
+    try:
+        import psycopg  # noqa: PLC0415
+    except ImportError:  # pragma: no cover - psycopg is a dependency
+        return _Never
+    return psycopg.Error
+
+
+class _Never(Exception):
+    pass
+
+
+def _safe(db: str) -> str:
+    """A database location fit for messages: a URL without its password."""
+    if is_postgres(db) and "@" in db:
+        scheme, rest = db.split("://", 1)
+        return f"{scheme}://{rest.split('@', 1)[1]}"
+    return db
 
 
 def load(
@@ -201,7 +227,7 @@ def load(
 ) -> LoadSummary:
     """Load the export found at `sources` (paths, a directory or URLs) into `db`."""
     version = data_version or guess_version(sources)
-    workdir = Path(db).absolute().parent
+    workdir = Path.cwd() if is_postgres(db) else Path(db).absolute().parent
     workdir.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix=".edukg-download-", dir=workdir) as tmp:
         files = resolve(sources, Path(tmp), progress)

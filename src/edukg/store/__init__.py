@@ -6,7 +6,7 @@ code without import cycles, and PostgreSQL's driver loads only when used.
 
 from __future__ import annotations
 
-from edukg.store.base import DataInfo, KeyInfo, KeyStore, Row, Store
+from edukg.store.base import DataInfo, KeyInfo, KeyStore, Loader, Row, Store
 
 
 def is_postgres(db: str) -> bool:
@@ -14,18 +14,40 @@ def is_postgres(db: str) -> bool:
     return db.startswith(("postgresql://", "postgres://"))
 
 
-def open_store(db: str) -> Store:
-    """The data store for a `--db` value."""
+def open_store(db: str, refresh: float = 1.0) -> Store:
+    """The data store for a `--db` (or `--read-db`) value.
+
+    `refresh`: how often, in seconds, a PostgreSQL reader looks for a new version.
+    """
+    if is_postgres(db):
+        from edukg.store.postgres import PostgresStore  # noqa: PLC0415
+
+        return PostgresStore(db, refresh)
     from edukg.store.sqlite import SqliteStore  # noqa: PLC0415
 
     return SqliteStore(db)
 
 
 def open_key_store(db: str) -> KeyStore:
-    """The API-key store that belongs to a `--db` value."""
+    """The API-key store that belongs to a `--db` value (always the primary)."""
+    if is_postgres(db):
+        from edukg.store.postgres import PostgresKeyStore  # noqa: PLC0415
+
+        return PostgresKeyStore(db)
     from edukg.store.sqlite import SqliteKeyStore  # noqa: PLC0415
 
     return SqliteKeyStore.for_db(db)
+
+
+def open_loader(db: str) -> Loader:
+    """A loader that builds a new version of `db` beside the served one."""
+    if is_postgres(db):
+        from edukg.store.postgres import PostgresLoader  # noqa: PLC0415
+
+        return PostgresLoader(db)
+    from edukg.store.sqlite_load import SqliteLoader  # noqa: PLC0415
+
+    return SqliteLoader(db)
 
 
 __all__ = [

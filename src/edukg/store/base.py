@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 # A page row: the node identifier (the keyset) and the record's pre-encoded JSON.
 Row = tuple[str, bytes]
@@ -138,6 +138,19 @@ class Store(Protocol):
         """Release connections."""
 
 
+class StoreUnavailable(Exception):
+    """The database cannot be reached; the API answers 503 and retries on the next request."""
+
+
+@dataclass(frozen=True)
+class Principal:
+    """The holder of a live key, with its own rate limit where it has one."""
+
+    name: str
+    rate: float | None = None  # requests per second; 0 means unlimited; None: the default
+    burst: int | None = None
+
+
 @dataclass(frozen=True)
 class KeyInfo:
     """What may be shown of a key: never the key itself."""
@@ -151,11 +164,11 @@ class KeyInfo:
 class KeyStore(Protocol):
     """API keys: the only mutable state, kept apart from the versioned data."""
 
-    def create(self, name: str) -> str:
+    def create(self, name: str, rate: float | None = None, burst: int | None = None) -> str:
         """Make a key named `name`; return the key (shown once, stored only as a hash)."""
 
-    def verify(self, key: str) -> str | None:
-        """The name of the live key `key`, or None."""
+    def verify(self, key: str) -> Principal | None:
+        """Who holds the live key `key`, or None."""
 
     def list(self) -> list[KeyInfo]:
         """All keys, live and revoked."""
@@ -165,3 +178,25 @@ class KeyStore(Protocol):
 
     def close(self) -> None:
         """Release connections."""
+
+
+class Loader(Protocol):
+    """Builds one new version beside the served one; readers switch only at `commit`."""
+
+    def add(
+        self,
+        nodes: list[tuple[str, str, str | None, bytes]],
+        docs: list[tuple[Any, ...]],
+        edges: list[tuple[str, str, str, str, bytes]],
+        figures: list[tuple[str, float, int | None, int | None, int | None]],
+    ) -> None:
+        """Take one batch of rows; a later identifier replaces an earlier one."""
+
+    def finish(self, meta: dict[str, str]) -> dict[str, Any]:
+        """Derive the served tables; return counts (nodes, relationships, dangling)."""
+
+    def commit(self) -> None:
+        """Make the new version the served one, atomically."""
+
+    def abort(self) -> None:
+        """Throw the unfinished version away."""

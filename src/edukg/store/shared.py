@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import orjson
@@ -31,6 +31,47 @@ LINKS = (
     (RELATED, "relatesTo", "target", "source"),  # the export has both; either alone works
     (COMPONENTS, "supports", "target", "source"),
 )
+
+# Built after the bulk insert: one pass per index is cheaper than growing them row by row.
+INDEXES = """
+CREATE INDEX edges_by_label ON edges (label, source, target);
+CREATE INDEX docs_by_case ON docs (case_uuid, kind);
+CREATE INDEX docs_by_kind ON docs (kind, subject, identifier)
+"""
+
+# Items of a framework: standards of a standards framework, skills of a skills framework,
+# reachable through hasChild. Parameters: the children relation, twice.
+MEMBERSHIP = (
+    "INSERT INTO membership"
+    " WITH RECURSIVE reach(framework, member_kind, identifier) AS ("
+    "  SELECT d.identifier, CASE d.kind WHEN 'framework' THEN 'standard' ELSE 'skill' END,"
+    "   l.other FROM docs d JOIN links l ON l.relation = ? AND l.node = d.identifier"
+    "   WHERE d.kind IN ('framework', 'skills-framework')"
+    "  UNION"
+    "  SELECT r.framework, r.member_kind, l.other FROM reach r JOIN links l"
+    "   ON l.relation = ? AND l.node = r.identifier)"
+    " SELECT r.framework, r.identifier, d.grades, d.subject, d.stmt_type"
+    " FROM reach r JOIN docs d ON d.identifier = r.identifier AND d.kind = r.member_kind"
+    " WHERE true"  # lets SQLite parse the ON CONFLICT clause that follows
+)
+
+_COUNTS = {
+    "nodes": "SELECT label, count(*) FROM nodes GROUP BY label ORDER BY 1",
+    "relationships": "SELECT label, count(*) FROM edges GROUP BY label ORDER BY 1",
+    "dangling": "SELECT 'dangling', count(*) FROM edges e WHERE NOT EXISTS"
+    " (SELECT 1 FROM nodes n WHERE n.identifier = e.source)"
+    " OR NOT EXISTS (SELECT 1 FROM nodes n WHERE n.identifier = e.target)",
+}
+
+
+def counts(fetch: Callable[[str], list[tuple[Any, ...]]]) -> dict[str, Any]:
+    """Records per node label and relationship label, and dangling relationships."""
+    return {
+        "nodes": {str(k): int(v) for k, v in fetch(_COUNTS["nodes"])},
+        "relationships": {str(k): int(v) for k, v in fetch(_COUNTS["relationships"])},
+        "dangling": int(fetch(_COUNTS["dangling"])[0][1]),
+    }
+
 
 # Crosswalk edges with both sides' records and the figures (see crosswalk_rows).
 CROSSWALK_SOURCE = (

@@ -2,15 +2,11 @@
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import os
-import re
-import secrets
 import sqlite3
 from collections.abc import Iterator
-from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 import orjson
@@ -19,10 +15,10 @@ from edukg.config import keys_path_for
 from edukg.store.base import (
     DataInfo,
     Found,
-    KeyInfo,
     Query,
     Row,
 )
+from edukg.store.keys import KeyStoreBase
 from edukg.store.shared import page_sql
 
 _MMAP_BYTES = 1 << 30  # 1 GiB: reads of an immutable file go straight to the page cache
@@ -152,36 +148,21 @@ CREATE TABLE IF NOT EXISTS api_keys (
   digest     BLOB NOT NULL UNIQUE,
   last4      TEXT NOT NULL,
   created_at TEXT NOT NULL,
-  revoked_at TEXT
+  revoked_at TEXT,
+  rate       REAL,
+  burst      INTEGER
 );
 CREATE UNIQUE INDEX IF NOT EXISTS api_keys_live_name ON api_keys (name) WHERE revoked_at IS NULL;
 """
 
-_KEY_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
-KEY_PREFIX = "ekg_"
 
-
-class KeyNameError(ValueError):
-    """A key operation that cannot be done (bad or taken name)."""
-
-
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
-
-
-class SqliteKeyStore:
-    """API keys in their own SQLite file, stored as HMAC-SHA256 digests.
-
-    The HMAC secret is made once per key file; a stolen key file alone therefore
-    gives neither the keys nor a way to test guesses offline without the secret
-    (which sits in the same file: the protection is against leaks of the digests,
-    e.g. in logs or backups of the table alone).
-    """
+class SqliteKeyStore(KeyStoreBase):
+    """API keys in their own SQLite file beside the data file (WAL: readers see revokes at once)."""
 
     def __init__(self, path: Path) -> None:
+        super().__init__()
         self._path = path
         self._conn: sqlite3.Connection | None = None
-        self._secret = b""
 
     @classmethod
     def for_db(cls, db: str) -> SqliteKeyStore:
@@ -197,58 +178,18 @@ class SqliteKeyStore:
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA busy_timeout=10000")
             conn.executescript(_KEY_SCHEMA)
-            conn.execute(
-                "INSERT OR IGNORE INTO secret (id, value) VALUES (1, ?)", (secrets.token_bytes(32),)
-            )
-            self._secret = conn.execute("SELECT value FROM secret WHERE id = 1").fetchone()[0]
             self._conn = conn
         return self._conn
 
-    def _digest(self, key: str) -> bytes:
-        return hmac.new(self._secret, key.encode("utf-8", "replace"), hashlib.sha256).digest()
+    def _one(self, sql: str, params: tuple[Any, ...]) -> tuple[Any, ...] | None:
+        row: tuple[Any, ...] | None = self._connection().execute(sql, params).fetchone()
+        return row
 
-    def create(self, name: str) -> str:
-        """Make a live key named `name` and return it."""
-        if not _KEY_NAME.match(name):
-            raise KeyNameError(
-                "a key name is 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit"
-            )
-        conn = self._connection()
-        key = KEY_PREFIX + secrets.token_urlsafe(32)
-        try:
-            conn.execute(
-                "INSERT INTO api_keys (name, digest, last4, created_at) VALUES (?, ?, ?, ?)",
-                (name, self._digest(key), key[-4:], _now()),
-            )
-        except sqlite3.IntegrityError:
-            raise KeyNameError(f"a live key named {name!r} exists; revoke it first") from None
-        return key
+    def _all(self, sql: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+        return self._connection().execute(sql, params).fetchall()
 
-    def verify(self, key: str) -> str | None:
-        """The name of the live key `key`, or None."""
-        conn = self._connection()
-        digest = self._digest(key)
-        row = conn.execute(
-            "SELECT name, digest FROM api_keys WHERE digest = ? AND revoked_at IS NULL", (digest,)
-        ).fetchone()
-        if row is None or not hmac.compare_digest(row[1], digest):
-            return None
-        return str(row[0])
-
-    def list(self) -> list[KeyInfo]:
-        """All keys, oldest first."""
-        rows = self._connection().execute(
-            "SELECT name, created_at, last4, revoked_at FROM api_keys ORDER BY created_at, rowid"
-        )
-        return [KeyInfo(*row) for row in rows]
-
-    def revoke(self, name: str) -> bool:
-        """Revoke the live key `name`."""
-        cur = self._connection().execute(
-            "UPDATE api_keys SET revoked_at = ? WHERE name = ? AND revoked_at IS NULL",
-            (_now(), name),
-        )
-        return cur.rowcount > 0
+    def _run(self, sql: str, params: tuple[Any, ...]) -> int:
+        return self._connection().execute(sql, params).rowcount
 
     def close(self) -> None:
         """Close the connection."""

@@ -107,7 +107,7 @@ class SqliteLoader:
             "DELETE FROM docs WHERE identifier IN (SELECT n.identifier FROM nodes n"
             " JOIN docs d ON d.identifier = n.identifier WHERE n.kind IS NOT d.kind)"
         )
-        for statement in _statements("indexes.sql"):  # executescript would end the transaction
+        for statement in shared.INDEXES.split(";"):  # executescript would end the transaction
             c.execute(statement)
         for relation, label, node, other in shared.LINKS:
             c.execute(
@@ -121,37 +121,14 @@ class SqliteLoader:
             " JOIN nodes n ON n.identifier = l.other WHERE l.relation = ?)",
             (CHILDREN,),
         )
-        # Items of a framework: standards of a standards framework, skills of a skills one.
-        c.execute(
-            "INSERT OR IGNORE INTO membership"
-            " WITH RECURSIVE reach(framework, member_kind, identifier) AS ("
-            "  SELECT d.identifier, CASE d.kind WHEN 'framework' THEN 'standard' ELSE 'skill' END,"
-            "   l.other FROM docs d JOIN links l ON l.relation = ? AND l.node = d.identifier"
-            "   WHERE d.kind IN ('framework', 'skills-framework')"
-            "  UNION"
-            "  SELECT r.framework, r.member_kind, l.other FROM reach r JOIN links l"
-            "   ON l.relation = ? AND l.node = r.identifier)"
-            " SELECT r.framework, r.identifier, d.grades, d.subject, d.stmt_type"
-            " FROM reach r JOIN docs d ON d.identifier = r.identifier AND d.kind = r.member_kind",
-            (CHILDREN, CHILDREN),
-        )
+        c.execute(shared.MEMBERSHIP + " ON CONFLICT DO NOTHING", (CHILDREN, CHILDREN))
         self._add_rows(shared.crosswalk_rows(c.execute(shared.CROSSWALK_SOURCE.format(p=""))))
         derived = curriculum.derive(*self._curriculum_inputs())
         c.executemany(
             "INSERT OR REPLACE INTO docs (identifier, kind, doc) VALUES (?, ?, ?)", derived.docs
         )
         self._add_rows(derived.rows)
-        counts = {
-            "nodes": dict(c.execute("SELECT label, count(*) FROM nodes GROUP BY label ORDER BY 1")),
-            "relationships": dict(
-                c.execute("SELECT label, count(*) FROM edges GROUP BY label ORDER BY 1")
-            ),
-            "dangling": c.execute(
-                "SELECT count(*) FROM edges e WHERE NOT EXISTS"
-                " (SELECT 1 FROM nodes n WHERE n.identifier = e.source)"
-                " OR NOT EXISTS (SELECT 1 FROM nodes n WHERE n.identifier = e.target)"
-            ).fetchone()[0],
-        }
+        counts = shared.counts(lambda sql: c.execute(sql).fetchall())
         meta = {**meta, "counts": orjson.dumps(_served_counts(c)).decode()}
         c.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", meta.items())
         c.execute("COMMIT")
@@ -216,8 +193,3 @@ def _served_counts(c: sqlite3.Connection) -> dict[str, int]:
 
 def _sql(name: str) -> str:
     return resources.files("edukg.store").joinpath(name).read_text("utf-8")
-
-
-def _statements(name: str) -> list[str]:
-    lines = [x for x in _sql(name).splitlines() if not x.lstrip().startswith("--")]
-    return [s.strip() for s in "\n".join(lines).split(";") if s.strip()]

@@ -1,0 +1,115 @@
+"""API keys, the same on every backend: HMAC-SHA256 digests, one live key per name.
+
+A key is shown once, when made; only its digest is stored. The HMAC secret is made
+once per key store, so a leaked digest table alone does not let anyone test
+guesses offline. Lookups go by digest; the final comparison is constant-time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import re
+import secrets
+from abc import ABC, abstractmethod
+from datetime import UTC, datetime
+from typing import Any
+
+from edukg.store.base import KeyInfo, Principal
+
+_KEY_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+KEY_PREFIX = "ekg_"
+
+
+class KeyNameError(ValueError):
+    """A key operation that cannot be done (a bad or taken name, a bad limit)."""
+
+
+def now() -> str:
+    """UTC now, to the second, ISO 8601."""
+    return datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+class KeyStoreBase(ABC):
+    """The key logic; a backend supplies three ways to run SQL and its table names."""
+
+    keys_table = "api_keys"
+    secret_table = "secret"  # noqa: S105 - a table name
+
+    def __init__(self) -> None:
+        self._secret = b""
+
+    @abstractmethod
+    def _one(self, sql: str, params: tuple[Any, ...]) -> tuple[Any, ...] | None: ...
+
+    @abstractmethod
+    def _all(self, sql: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]: ...
+
+    @abstractmethod
+    def _run(self, sql: str, params: tuple[Any, ...]) -> int:
+        """Run a statement; return the number of rows it changed."""
+
+    def _load_secret(self) -> None:
+        if not self._secret:
+            self._run(
+                f"INSERT INTO {self.secret_table} (id, value) VALUES (1, ?)"
+                " ON CONFLICT (id) DO NOTHING",
+                (secrets.token_bytes(32),),
+            )
+            row = self._one(f"SELECT value FROM {self.secret_table} WHERE id = 1", ())
+            assert row is not None
+            self._secret = bytes(row[0])
+
+    def _digest(self, key: str) -> bytes:
+        self._load_secret()
+        return hmac.new(self._secret, key.encode("utf-8", "replace"), hashlib.sha256).digest()
+
+    def create(self, name: str, rate: float | None = None, burst: int | None = None) -> str:
+        """Make a live key named `name` (with its own rate limit, if given) and return it."""
+        if not _KEY_NAME.match(name):
+            raise KeyNameError(
+                "a key name is 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit"
+            )
+        if (rate is not None and rate < 0) or (burst is not None and burst < 1):
+            raise KeyNameError("--rate must be 0 (unlimited) or more, --burst 1 or more")
+        key = KEY_PREFIX + secrets.token_urlsafe(32)
+        digest = self._digest(key)
+        if self._one(
+            f"SELECT 1 FROM {self.keys_table} WHERE name = ? AND revoked_at IS NULL", (name,)
+        ):
+            raise KeyNameError(f"a live key named {name!r} exists; revoke it first")
+        self._run(
+            f"INSERT INTO {self.keys_table} (name, digest, last4, created_at, rate, burst)"
+            " VALUES (?, ?, ?, ?, ?, ?)",
+            (name, digest, key[-4:], now(), rate, burst),
+        )
+        return key
+
+    def verify(self, key: str) -> Principal | None:
+        """Who holds the live key `key`, or None."""
+        digest = self._digest(key)
+        row = self._one(
+            f"SELECT name, digest, rate, burst FROM {self.keys_table}"
+            " WHERE digest = ? AND revoked_at IS NULL",
+            (digest,),
+        )
+        if row is None or not hmac.compare_digest(bytes(row[1]), digest):
+            return None
+        return Principal(str(row[0]), row[2], row[3])
+
+    def list(self) -> list[KeyInfo]:
+        """All keys, oldest first."""
+        rows = self._all(
+            f"SELECT name, created_at, last4, revoked_at FROM {self.keys_table}"
+            " ORDER BY created_at, digest",
+            (),
+        )
+        return [KeyInfo(*row) for row in rows]
+
+    def revoke(self, name: str) -> bool:
+        """Revoke the live key `name`."""
+        changed = self._run(
+            f"UPDATE {self.keys_table} SET revoked_at = ? WHERE name = ? AND revoked_at IS NULL",
+            (now(), name),
+        )
+        return changed > 0

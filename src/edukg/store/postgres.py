@@ -1,0 +1,462 @@
+"""The scale-out store: the graph on PostgreSQL, one schema per loaded version.
+
+A load builds a new schema `edukg_data_<time>_<random>` in one transaction (a
+killed or failed load rolls back to nothing), then points `edukg.current` at it
+in a second, one-row transaction. Readers look up the pointer (at most once per
+`refresh` seconds) and query the schema it names, so every API process on every
+host sees a new version without a restart. The previous version is kept, so a
+reader that has not looked yet still finds its tables; older ones are dropped.
+Keys live in the fixed schema `edukg`, apart from every version.
+
+psycopg 3 with a connection pool: the standard, maintained driver, with COPY for
+bulk loads, server-side prepared statements, and a sync API that fits edukg's
+inline, sub-millisecond queries.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import secrets
+import threading
+import time
+from collections.abc import Iterable, Iterator
+from datetime import UTC, datetime
+from typing import Any
+
+import orjson
+import psycopg
+from psycopg import sql as pgsql
+from psycopg_pool import ConnectionPool, PoolTimeout
+
+from edukg.ingest import curriculum
+from edukg.ingest.normalize import CURRICULUM_KINDS
+from edukg.store import shared
+from edukg.store.base import CHILDREN, DataInfo, Found, OutRow, Query, Row, StoreUnavailable
+from edukg.store.keys import KeyStoreBase
+
+_META_SCHEMA = """
+CREATE SCHEMA IF NOT EXISTS edukg;
+CREATE TABLE IF NOT EXISTS edukg.current (
+  id          integer PRIMARY KEY CHECK (id = 1),
+  schema_name text NOT NULL,
+  previous    text,
+  switched_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE TABLE IF NOT EXISTS edukg.secret (id integer PRIMARY KEY CHECK (id = 1), value bytea NOT NULL);
+CREATE TABLE IF NOT EXISTS edukg.api_keys (
+  name       text NOT NULL,
+  digest     bytea NOT NULL UNIQUE,
+  last4      text NOT NULL,
+  created_at text NOT NULL,
+  revoked_at text,
+  rate       double precision,
+  burst      integer
+);
+CREATE UNIQUE INDEX IF NOT EXISTS api_keys_live_name ON edukg.api_keys (name)
+  WHERE revoked_at IS NULL;
+"""
+
+# Identifiers compare in byte order (COLLATE "C"), as on SQLite, so pages match exactly.
+_DATA_SCHEMA = """
+CREATE TABLE meta (key text PRIMARY KEY, value text NOT NULL);
+CREATE TABLE nodes (identifier text COLLATE "C" PRIMARY KEY, label text NOT NULL, kind text,
+  line bytea NOT NULL);
+CREATE TABLE edges (identifier text COLLATE "C" PRIMARY KEY, label text NOT NULL,
+  source text COLLATE "C" NOT NULL, target text COLLATE "C" NOT NULL, line bytea NOT NULL);
+CREATE TABLE docs (identifier text COLLATE "C" PRIMARY KEY, kind text NOT NULL, case_uuid text,
+  jurisdiction text, subject text, stmt_type text, grades integer NOT NULL DEFAULT 0,
+  adoption text, is_current integer NOT NULL DEFAULT 1, doc bytea NOT NULL);
+CREATE TABLE membership (framework text COLLATE "C" NOT NULL, identifier text COLLATE "C" NOT NULL,
+  grades integer NOT NULL, subject text, stmt_type text, PRIMARY KEY (framework, identifier));
+CREATE TABLE links (relation text NOT NULL, node text COLLATE "C" NOT NULL,
+  other text COLLATE "C" NOT NULL, PRIMARY KEY (relation, node, other));
+CREATE TABLE rows (relation text NOT NULL, node text COLLATE "C" NOT NULL,
+  sort_key text COLLATE "C" NOT NULL, label text, score double precision, doc bytea NOT NULL,
+  PRIMARY KEY (relation, node, sort_key));
+CREATE TABLE figures (identifier text COLLATE "C" PRIMARY KEY, jaccard double precision,
+  state integer, ccss integer, shared integer);
+CREATE UNLOGGED TABLE nodes_in (seq bigint, identifier text, label text, kind text, line bytea);
+CREATE UNLOGGED TABLE docs_in (seq bigint, identifier text, kind text, case_uuid text,
+  jurisdiction text, subject text, stmt_type text, grades integer, adoption text,
+  is_current integer, doc bytea);
+CREATE UNLOGGED TABLE edges_in (seq bigint, identifier text, label text, source text,
+  target text, line bytea);
+CREATE UNLOGGED TABLE figures_in (seq bigint, identifier text, jaccard double precision,
+  state integer, ccss integer, shared integer);
+"""
+
+_LOAD_LOCK = 0x6564756B67  # "edukg": one load at a time per database
+_SCHEMA_NAME = re.compile(r"^edukg_data_[0-9a-z_]+$")
+
+
+def _statements(script: str) -> list[str]:
+    return [s.strip() for s in script.split(";") if s.strip()]
+
+
+def ensure_meta(conn: psycopg.Connection[Any]) -> None:
+    """Create the fixed `edukg` schema (pointer, keys) if it is not there yet."""
+    with conn.transaction():
+        conn.execute("SELECT pg_advisory_xact_lock(%s)", (_LOAD_LOCK + 1,))
+        for statement in _statements(_META_SCHEMA):
+            conn.execute(statement)
+
+
+class PostgresStore:
+    """Reads the version `edukg.current` points at."""
+
+    def __init__(self, url: str, refresh: float = 1.0) -> None:
+        self._url = url
+        self._refresh = refresh
+        self._pool: ConnectionPool | None = None
+        self._lock = threading.Lock()
+        self._checked = -float("inf")
+        self._schema: str | None = None
+        self._info: DataInfo | None = None
+
+    def _connection(self) -> Any:
+        if self._pool is None:
+            with self._lock:
+                if self._pool is None:
+                    self._pool = ConnectionPool(
+                        self._url,
+                        min_size=1,
+                        max_size=4,
+                        kwargs={"autocommit": True},
+                        open=True,
+                        timeout=5,
+                    )
+        return self._pool.connection()
+
+    def _current(self, force: bool = False) -> str | None:
+        now = time.monotonic()
+        if not force and now - self._checked < self._refresh:
+            return self._schema
+        try:
+            with self._connection() as conn:
+                try:
+                    row = conn.execute(
+                        "SELECT schema_name FROM edukg.current WHERE id = 1"
+                    ).fetchone()
+                except psycopg.errors.UndefinedTable:
+                    row = None
+                schema = row[0] if row else None
+                if schema != self._schema:
+                    self._info = _read_info(conn, schema) if schema else None
+                    self._schema = schema
+        except (psycopg.OperationalError, PoolTimeout) as exc:
+            self._checked = -float("inf")
+            raise StoreUnavailable(str(exc)) from None
+        self._checked = now
+        return self._schema
+
+    def _query(self, sql: str, params: Iterable[Any]) -> list[tuple[Any, ...]]:
+        for attempt in (1, 2):
+            schema = self._current(force=attempt == 2)
+            if schema is None:
+                return []
+            try:
+                with self._connection() as conn:
+                    rows: list[tuple[Any, ...]] = conn.execute(
+                        sql.replace("{p}", f'"{schema}".'), list(params)
+                    ).fetchall()
+                    return rows
+            except psycopg.errors.UndefinedTable:
+                continue  # the version was replaced twice since we looked: look again
+            except (psycopg.OperationalError, PoolTimeout) as exc:
+                raise StoreUnavailable(str(exc)) from None
+        return []
+
+    def info(self) -> DataInfo | None:
+        """The loaded version, or None."""
+        self._current()
+        return self._info
+
+    def by_identifier(self, identifier: str, kind: str) -> Found | None:
+        """One record by node identifier."""
+        rows = self._query(
+            "SELECT identifier, kind, doc FROM {p}docs WHERE identifier = %s AND kind = %s",
+            (identifier, kind),
+        )
+        return Found(rows[0][0], rows[0][1], bytes(rows[0][2])) if rows else None
+
+    def by_case_uuid(self, case_uuid: str, kinds: tuple[str, ...]) -> Found | None:
+        """One record by CASE UUID; the lowest identifier wins."""
+        rows = self._query(
+            "SELECT identifier, kind, doc FROM {p}docs WHERE case_uuid = %s AND kind = ANY(%s)"
+            " ORDER BY identifier LIMIT 1",
+            (case_uuid, list(kinds)),
+        )
+        return Found(rows[0][0], rows[0][1], bytes(rows[0][2])) if rows else None
+
+    def page(self, query: Query, after: str | None, limit: int) -> list[Row]:
+        """Up to `limit` rows of `query` after `after`."""
+        sql, params = shared.page_sql(query, after or "", limit, prefix="{p}", mark="%s")
+        return [(key, bytes(doc)) for key, doc in self._query(sql, params)]
+
+    def lookup(self, relation: str, node: str, key: str = "") -> bytes | None:
+        """One pre-encoded row."""
+        rows = self._query(
+            "SELECT doc FROM {p}rows WHERE relation = %s AND node = %s AND sort_key = %s",
+            (relation, node, key),
+        )
+        return bytes(rows[0][0]) if rows else None
+
+    def export_lines(self, relationships: bool) -> Iterator[bytes]:
+        """Stored lines, ordered by identifier, streamed through a server-side cursor."""
+        schema = self._current(force=True)
+        if schema is None:
+            return
+        table = "edges" if relationships else "nodes"
+        with self._connection() as conn, conn.transaction():
+            cursor = conn.cursor(name="edukg_export")
+            cursor.execute(
+                pgsql.SQL("SELECT line FROM {}.{} ORDER BY identifier").format(
+                    pgsql.Identifier(schema), pgsql.Identifier(table)
+                )
+            )
+            for (line,) in cursor:
+                yield bytes(line)
+
+    def close(self) -> None:
+        """Close the pool."""
+        if self._pool is not None:
+            self._pool.close()
+            self._pool = None
+
+
+def _read_info(conn: Any, schema: str) -> DataInfo:
+    rows = conn.execute(
+        pgsql.SQL("SELECT key, value FROM {}.meta").format(pgsql.Identifier(schema))
+    ).fetchall()
+    meta = dict(rows)
+    return DataInfo(
+        data_version=meta["data_version"],
+        content_id=meta["content_id"],
+        loaded_at=meta["loaded_at"],
+        counts=orjson.loads(meta.get("counts", "{}")),
+    )
+
+
+class PostgresKeyStore(KeyStoreBase):
+    """API keys in `edukg.api_keys`, always on the primary."""
+
+    keys_table = "edukg.api_keys"
+    secret_table = "edukg.secret"  # noqa: S105 - a table name
+
+    def __init__(self, url: str) -> None:
+        super().__init__()
+        self._url = url
+        self._pool: ConnectionPool | None = None
+        self._lock = threading.Lock()
+
+    def _connection(self) -> Any:
+        if self._pool is None:
+            with self._lock:
+                if self._pool is None:
+                    with psycopg.connect(self._url, autocommit=True) as conn:
+                        ensure_meta(conn)
+                    self._pool = ConnectionPool(
+                        self._url, min_size=1, max_size=4, kwargs={"autocommit": True}, timeout=5
+                    )
+        return self._pool.connection()
+
+    def _execute(self, sql: str, params: tuple[Any, ...]) -> Any:
+        try:
+            with self._connection() as conn:
+                cursor = conn.execute(sql.replace("?", "%s"), params)
+                return cursor.fetchall() if cursor.description else cursor.rowcount
+        except (psycopg.OperationalError, PoolTimeout) as exc:
+            raise StoreUnavailable(str(exc)) from None
+
+    def _one(self, sql: str, params: tuple[Any, ...]) -> tuple[Any, ...] | None:
+        rows = self._execute(sql, params)
+        return tuple(rows[0]) if rows else None
+
+    def _all(self, sql: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+        return [tuple(r) for r in self._execute(sql, params)]
+
+    def _run(self, sql: str, params: tuple[Any, ...]) -> int:
+        return int(self._execute(sql, params))
+
+    def close(self) -> None:
+        """Close the pool."""
+        if self._pool is not None:
+            self._pool.close()
+            self._pool = None
+
+
+class LoadInProgress(Exception):
+    """Another load holds the database's load lock."""
+
+
+class PostgresLoader:
+    """Builds a new version schema with COPY, in one transaction, then switches."""
+
+    def __init__(self, url: str) -> None:
+        self._conn = psycopg.connect(url, autocommit=True)
+        ensure_meta(self._conn)
+        locked = self._conn.execute("SELECT pg_try_advisory_lock(%s)", (_LOAD_LOCK,)).fetchone()
+        if not locked or not locked[0]:
+            self._conn.close()
+            raise LoadInProgress("another load into this database is running; try again later")
+        stamp = datetime.now(UTC).strftime("%Y%m%d%H%M%S")
+        self.schema = f"edukg_data_{stamp}_{secrets.token_hex(3)}"
+        self._seq = 0
+        # One transaction for the whole build: a failed or killed load leaves nothing behind.
+        self._conn.execute("BEGIN")
+        self._conn.execute(pgsql.SQL("CREATE SCHEMA {}").format(pgsql.Identifier(self.schema)))
+        self._conn.execute(
+            pgsql.SQL("SET LOCAL search_path TO {}").format(pgsql.Identifier(self.schema))
+        )
+        for statement in _statements(_DATA_SCHEMA):
+            self._conn.execute(statement)
+
+    def _copy(self, table: str, columns: str, rows: Iterable[tuple[Any, ...]]) -> None:
+        with self._conn.cursor().copy(f"COPY {table} ({columns}) FROM STDIN") as copy:
+            for row in rows:
+                copy.write_row(row)
+
+    def _numbered(self, rows: list[tuple[Any, ...]]) -> Iterator[tuple[Any, ...]]:
+        for row in rows:
+            self._seq += 1
+            yield (self._seq, *row)
+
+    def add(
+        self,
+        nodes: list[tuple[str, str, str | None, bytes]],
+        docs: list[tuple[Any, ...]],
+        edges: list[tuple[str, str, str, str, bytes]],
+        figures: list[tuple[str, float, int | None, int | None, int | None]],
+    ) -> None:
+        """COPY one batch into the staging tables, numbered so that the last one wins."""
+        if nodes:
+            self._copy("nodes_in", "seq, identifier, label, kind, line", self._numbered(nodes))
+        if docs:
+            self._copy(
+                "docs_in",
+                "seq, identifier, kind, case_uuid, jurisdiction, subject, stmt_type, grades,"
+                " adoption, is_current, doc",
+                self._numbered(docs),
+            )
+        if edges:
+            self._copy(
+                "edges_in", "seq, identifier, label, source, target, line", self._numbered(edges)
+            )
+        if figures:
+            self._copy(
+                "figures_in",
+                "seq, identifier, jaccard, state, ccss, shared",
+                self._numbered(figures),
+            )
+
+    def finish(self, meta: dict[str, str]) -> dict[str, Any]:
+        """Deduplicate, derive the served tables and count, inside the build transaction."""
+        c = self._conn
+        for table, columns in (
+            ("nodes", "identifier, label, kind, line"),
+            ("edges", "identifier, label, source, target, line"),
+            ("figures", "identifier, jaccard, state, ccss, shared"),
+            ("docs", "identifier, kind, case_uuid, jurisdiction, subject, stmt_type, grades,"
+                     " adoption, is_current, doc"),
+        ):  # fmt: skip
+            c.execute(
+                f"INSERT INTO {table} ({columns}) SELECT DISTINCT ON (identifier) {columns}"
+                f" FROM {table}_in ORDER BY identifier, seq DESC"
+            )
+            c.execute(f"DROP TABLE {table}_in")
+        c.execute(
+            "DELETE FROM docs d USING nodes n WHERE n.identifier = d.identifier"
+            " AND n.kind IS DISTINCT FROM d.kind"
+        )
+        for statement in _statements(shared.INDEXES):
+            c.execute(statement)
+        for relation, label, node, other in shared.LINKS:
+            c.execute(
+                f"INSERT INTO links SELECT %s, {node}, {other} FROM edges WHERE label = %s"
+                " ON CONFLICT DO NOTHING",
+                (relation, label),
+            )
+        c.execute(
+            "UPDATE docs SET doc = substring(doc from 1 for length(doc) - 6) || %s::bytea"
+            " WHERE kind IN ('standard', 'skill') AND identifier IN (SELECT l.node FROM links l"
+            " JOIN nodes n ON n.identifier = l.other WHERE l.relation = %s)",
+            (b"true}", CHILDREN),
+        )
+        c.execute(shared.MEMBERSHIP + " ON CONFLICT DO NOTHING", (CHILDREN, CHILDREN))
+        rows: dict[tuple[str, str, str], OutRow] = {}
+        for row in shared.crosswalk_rows(c.execute(shared.CROSSWALK_SOURCE.format(p=""))):
+            rows[row[:3]] = row
+        nodes = shared.curriculum_nodes(
+            c.execute(
+                "SELECT identifier, kind, line FROM nodes WHERE kind = ANY(%s)",
+                (sorted(CURRICULUM_KINDS),),
+            )
+        )
+
+        def pairs(label: str) -> list[tuple[str, str]]:
+            return c.execute(
+                "SELECT source, target FROM edges WHERE label = %s", (label,)
+            ).fetchall()
+
+        aligned = shared.alignments(c.execute(shared.ALIGNMENT_SOURCE.format(p="")))
+        derived = curriculum.derive(nodes, pairs("hasPart"), pairs("hasDependency"), aligned)
+        self._copy("docs", "identifier, kind, doc", derived.docs)
+        for row in derived.rows:
+            rows[row[:3]] = row
+        self._copy("rows", "relation, node, sort_key, label, score, doc", rows.values())
+        counts = shared.counts(lambda q: c.execute(q).fetchall())
+        served = {
+            str(k): int(v)
+            for k, v in c.execute("SELECT kind, count(*) FROM docs GROUP BY kind ORDER BY 1")
+        }
+        meta = {**meta, "counts": orjson.dumps(served).decode()}
+        self._copy("meta", "key, value", meta.items())
+        return counts
+
+    def commit(self) -> None:
+        """End the build transaction, then point readers at the new schema."""
+        c = self._conn
+        c.execute("COMMIT")
+        for table in ("nodes", "edges", "docs", "membership", "links", "rows"):
+            c.execute(
+                pgsql.SQL("ANALYZE {}.{}").format(
+                    pgsql.Identifier(self.schema), pgsql.Identifier(table)
+                )
+            )
+        with c.transaction():
+            row = c.execute("SELECT schema_name FROM edukg.current WHERE id = 1").fetchone()
+            previous = row[0] if row else None
+            c.execute(
+                "INSERT INTO edukg.current (id, schema_name, previous) VALUES (1, %s, %s)"
+                " ON CONFLICT (id) DO UPDATE SET schema_name = EXCLUDED.schema_name,"
+                " previous = EXCLUDED.previous, switched_at = now()",
+                (self.schema, previous),
+            )
+        self._drop_old(keep={self.schema, previous})
+        self._release()
+
+    def _drop_old(self, keep: set[str | None]) -> None:
+        names = [
+            r[0]
+            for r in self._conn.execute(
+                "SELECT nspname FROM pg_namespace WHERE nspname LIKE 'edukg\\_data\\_%'"
+            ).fetchall()
+        ]
+        for name in names:
+            if name not in keep and _SCHEMA_NAME.match(name):
+                self._conn.execute(
+                    pgsql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(pgsql.Identifier(name))
+                )
+
+    def abort(self) -> None:
+        """Roll the build back: nothing of it remains, and the served version is untouched."""
+        with contextlib.suppress(psycopg.Error):
+            self._conn.execute("ROLLBACK")
+        self._release()
+
+    def _release(self) -> None:
+        with contextlib.suppress(psycopg.Error):
+            self._conn.execute("SELECT pg_advisory_unlock(%s)", (_LOAD_LOCK,))
+        with contextlib.suppress(psycopg.Error):
+            self._conn.close()
