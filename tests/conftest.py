@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import secrets
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -16,23 +18,88 @@ from edukg.ingest.builder import load
 from edukg.store import open_key_store
 from tests.support import BASE, CONTRACT, SAMPLE, ServerThread, contract_schema
 
+BACKENDS = ["sqlite", "postgres"]
+PG_ADMIN = os.environ.get("EDUKG_TEST_PG", "postgresql://postgres@127.0.0.1:5432/postgres")
+REDIS_URL = os.environ.get("EDUKG_TEST_REDIS", "redis://127.0.0.1:6379/0")
+
+
+def _required_or_skip(what: str, reason: str) -> None:
+    """Skip a test that needs an absent service; under CI=true, fail instead."""
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"{what} is required under CI=true but {reason}")
+    pytest.skip(f"{what} is not available: {reason}")
+
 
 @pytest.fixture(scope="session")
-def demo_db(tmp_path_factory: pytest.TempPathFactory) -> str:
-    """A database holding the demo graph."""
-    db = str(tmp_path_factory.mktemp("demo") / "edukg.db")
+def postgres() -> Iterator[Callable[[str], str]]:
+    """Make PostgreSQL databases for this test run; all are dropped at its end."""
+    import psycopg
+
+    try:
+        admin = psycopg.connect(PG_ADMIN, autocommit=True, connect_timeout=3)
+    except psycopg.OperationalError as exc:
+        _required_or_skip(f"PostgreSQL at {PG_ADMIN}", str(exc).strip())
+    run = f"edukg_test_{os.getpid()}_{secrets.token_hex(3)}"
+    made: list[str] = []
+
+    def make(purpose: str) -> str:
+        name = f"{run}_{purpose}_{len(made)}"
+        admin.execute(f'CREATE DATABASE "{name}"')
+        made.append(name)
+        return PG_ADMIN.rsplit("/", 1)[0] + "/" + name
+
+    yield make
+    for name in made:
+        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    admin.close()
+
+
+@pytest.fixture(scope="session")
+def redis_url() -> str:
+    """The Redis that rate-limit tests share (skips when unreachable, fails under CI)."""
+    import redis
+
+    client = redis.Redis.from_url(REDIS_URL, socket_connect_timeout=2)
+    try:
+        client.ping()
+    except redis.RedisError as exc:
+        _required_or_skip(f"Redis at {REDIS_URL}", str(exc))
+    finally:
+        client.close()
+    return REDIS_URL
+
+
+def _db_for(
+    backend: str, purpose: str, tmp: pytest.TempPathFactory, request: pytest.FixtureRequest
+) -> str:
+    if backend == "postgres":
+        make: Callable[[str], str] = request.getfixturevalue("postgres")
+        return make(purpose)
+    return str(tmp.mktemp(purpose) / "edukg.db")
+
+
+@pytest.fixture(scope="session", params=BACKENDS)
+def demo_db(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> str:
+    """A database holding the demo graph, on each backend."""
+    db = _db_for(request.param, "demo", tmp_path_factory, request)
     build_demo(db)
     return db
 
 
-@pytest.fixture(scope="session")
-def sample_db(tmp_path_factory: pytest.TempPathFactory) -> str:
-    """A database holding ../shared/data/kg-sample (skips when it is absent)."""
+@pytest.fixture(scope="session", params=BACKENDS)
+def sample_db(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> str:
+    """A database holding ../shared/data/kg-sample (skips when it is absent), on each backend."""
     if not (SAMPLE / "nodes.jsonl").is_file():
         pytest.skip(f"the real export sample is not at {SAMPLE}")
-    db = str(tmp_path_factory.mktemp("sample") / "edukg.db")
+    db = _db_for(request.param, "sample", tmp_path_factory, request)
     load([str(SAMPLE)], db, "1.11.0")
     return db
+
+
+@pytest.fixture(params=BACKENDS)
+def fresh_db(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> str:
+    """An empty database for one test, on each backend."""
+    return _db_for(request.param, "fresh", tmp_path_factory, request)
 
 
 class Api:
@@ -72,7 +139,9 @@ def _serve(db: str) -> Iterator[Api]:
     keys = open_key_store(db)
     key = keys.create(f"test-{len(keys.list())}", rate=0)  # unlimited: tests walk pages
     keys.close()
-    server = ServerThread(EdukgApp(Settings(db=db))).start()
+    # refresh=0: PostgreSQL readers look for a new version on every request, so tests
+    # of reloads need not wait.
+    server = ServerThread(EdukgApp(Settings(db=db, refresh=0))).start()
     api = Api(server, key)
     try:
         yield api

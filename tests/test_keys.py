@@ -23,8 +23,8 @@ def edukg(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def test_cli_create_prints_the_key_alone_on_the_last_line(tmp_path: Path) -> None:
-    db = str(tmp_path / "k.db")
+def test_cli_create_prints_the_key_alone_on_the_last_line(fresh_db: str) -> None:
+    db = fresh_db
     created = edukg("keys", "create", "alice", "--db", db)
     assert created.returncode == 0, created.stderr
     key = created.stdout.splitlines()[-1]
@@ -75,9 +75,9 @@ def test_keys_file_sits_beside_the_data() -> None:
 
 
 def test_revoke_stops_a_key_at_once_and_keys_survive_reloads(
-    tmp_path: Path, serve: Callable[[str], Api]
+    fresh_db: str, serve: Callable[[str], Api]
 ) -> None:
-    db = str(tmp_path / "live.db")
+    db = fresh_db
     build_demo(db)
     api = serve(db)
     other = edukg("keys", "create", "carol", "--db", db).stdout.splitlines()[-1]

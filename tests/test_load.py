@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import hashlib
 import os
 import shutil
 import signal
@@ -21,7 +22,7 @@ from edukg.ingest.builder import load
 from edukg.ingest.demo import demo_case_uuid, demo_lines
 from edukg.ingest.errors import LoadError
 from edukg.ingest.reader import guess_version
-from edukg.store import open_store
+from edukg.store import is_postgres, open_store
 from tests.conftest import Api, error_of
 from tests.support import SAMPLE
 
@@ -162,36 +163,68 @@ BAD_LINES: list[tuple[bytes, str]] = [
 ]  # fmt: skip
 
 
+def served_state(db: str) -> tuple[str | None, str]:
+    """What a database serves: its content id and a digest of every stored record."""
+    store = open_store(db, refresh=0)
+    try:
+        info = store.info()
+        digest = hashlib.sha256()
+        for relationships in (False, True):
+            for line in store.export_lines(relationships):
+                digest.update(line)
+        return (info.content_id if info else None), digest.hexdigest()
+    finally:
+        store.close()
+
+
+def leftovers(db: str) -> list[str]:
+    """Anything an unfinished load left behind: build files, or build schemas."""
+    if is_postgres(db):
+        import psycopg
+
+        with psycopg.connect(db) as conn:
+            current = conn.execute("SELECT schema_name, previous FROM edukg.current").fetchone()
+            names = [r[0] for r in conn.execute(
+                "SELECT nspname FROM pg_namespace WHERE nspname LIKE 'edukg_data_%'"
+            )]  # fmt: skip
+        return [n for n in names if current is None or n not in current]
+    return [p.name for p in Path(db).parent.glob(Path(db).name + ".building-*")]
+
+
+@pytest.fixture
+def served_demo(fresh_db: str) -> str:
+    """A database on each backend, serving the demo graph."""
+    build_demo(fresh_db)
+    return fresh_db
+
+
 @pytest.mark.parametrize(("bad", "says"), BAD_LINES)
 def test_bad_line_stops_the_load_naming_file_and_line(
-    tmp_path: Path, demo_db: str, bad: bytes, says: str
+    tmp_path: Path, served_demo: str, bad: bytes, says: str
 ) -> None:
-    db = tmp_path / "served.db"
-    shutil.copy(demo_db, db)
-    before = db.read_bytes()
+    before = served_state(served_demo)
     export = write_export(tmp_path / "in", list(demo_lines()))
     nodes = (export / "nodes.jsonl").read_bytes().splitlines()
     nodes.insert(3, bad)
     (export / "nodes.jsonl").write_bytes(b"\n".join(nodes) + b"\n")
     with pytest.raises(LoadError) as caught:
-        load([str(export)], str(db))
+        load([str(export)], served_demo)
     message = str(caught.value)
     assert says in message
     assert f"{export / 'nodes.jsonl'}:4:" in message
-    assert db.read_bytes() == before
-    assert not list(tmp_path.glob("served.db.building-*"))
+    assert served_state(served_demo) == before
+    assert leftovers(served_demo) == []
 
 
-def test_truncated_gzip_fails_cleanly(tmp_path: Path, demo_db: str) -> None:
-    db = tmp_path / "served.db"
-    shutil.copy(demo_db, db)
-    before = db.read_bytes()
+def test_truncated_gzip_fails_cleanly(tmp_path: Path, served_demo: str) -> None:
+    before = served_state(served_demo)
     export = write_export(tmp_path / "in", list(demo_lines()), gz=True)
     data = (export / "nodes.jsonl.gz").read_bytes()
     (export / "nodes.jsonl.gz").write_bytes(data[: len(data) // 2])
     with pytest.raises(LoadError, match=r"nodes\.jsonl\.gz"):
-        load([str(export)], str(db))
-    assert db.read_bytes() == before
+        load([str(export)], served_demo)
+    assert served_state(served_demo) == before
+    assert leftovers(served_demo) == []
 
 
 def test_missing_source_and_empty_export(tmp_path: Path) -> None:
@@ -207,15 +240,26 @@ def test_missing_source_and_empty_export(tmp_path: Path) -> None:
     assert not (tmp_path / "x.db").exists()
 
 
-def test_killed_load_leaves_served_data_and_cleans_up(tmp_path: Path, demo_db: str) -> None:
-    db = tmp_path / "served.db"
-    shutil.copy(demo_db, db)
-    before = db.read_bytes()
+def _loading(db: str, tmp_path: Path) -> bool:
+    """Whether a load into `db` is under way (its build file exists, or it holds the lock)."""
+    if is_postgres(db):
+        import psycopg
+
+        with psycopg.connect(db) as conn:
+            row = conn.execute(
+                "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'"
+            ).fetchone()
+        return bool(row and row[0])
+    return bool(leftovers(db))
+
+
+def test_killed_load_leaves_served_data_and_cleans_up(tmp_path: Path, served_demo: str) -> None:
+    before = served_state(served_demo)
     # An export that never ends: the loader blocks reading it, mid-load, until killed.
     fifo = tmp_path / "nodes.jsonl"
     os.mkfifo(fifo)
     proc = subprocess.Popen(
-        [sys.executable, "-m", "edukg.cli", "load", str(fifo), "--db", str(db)],
+        [sys.executable, "-m", "edukg.cli", "load", str(fifo), "--db", served_demo],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
@@ -233,18 +277,22 @@ def test_killed_load_leaves_served_data_and_cleans_up(tmp_path: Path, demo_db: s
         for line in list(demo_lines())[:50]:
             writer.write(line + b"\n")
         writer.flush()
-        while not list(tmp_path.glob("served.db.building-*")):
+        while not _loading(served_demo, tmp_path):
             assert time.monotonic() < deadline, "the load never started building"
             time.sleep(0.05)
         proc.send_signal(signal.SIGKILL)
         proc.wait(timeout=10)
-    assert db.read_bytes() == before
-    build_demo(str(tmp_path / "other.db"))  # unrelated loads are unaffected
-    load([str(write_export(tmp_path / "in", list(demo_lines())))], str(db))
-    assert not list(tmp_path.glob("served.db.building-*")), "stale build file was not removed"
+    assert served_state(served_demo) == before
+    # The next load cleans up whatever the killed one left, and succeeds.
+    load([str(write_export(tmp_path / "in", list(demo_lines())))], served_demo)
+    assert leftovers(served_demo) == []
+    assert served_state(served_demo)[0] == before[0]  # the same content, loaded again
 
 
-def test_full_disk_fails_cleanly(tmp_path: Path, demo_db: str) -> None:
+def test_full_disk_fails_cleanly(tmp_path: Path) -> None:
+    """SQLite: the build file fills the disk; the served file beside it is untouched."""
+    demo_db = str(tmp_path / "demo.db")
+    build_demo(demo_db)
     if os.geteuid() != 0 or shutil.which("mount") is None:
         pytest.skip("needs root to mount a small filesystem")
     mnt = tmp_path / "tiny"
@@ -270,10 +318,10 @@ def test_full_disk_fails_cleanly(tmp_path: Path, demo_db: str) -> None:
         subprocess.run(["umount", str(mnt)], check=False)
 
 
-def test_export_round_trip_demo(tmp_path: Path, demo_db: str) -> None:
+def test_export_round_trip_demo(tmp_path: Path, served_demo: str) -> None:
     out = tmp_path / "out"
     subprocess.run(
-        [sys.executable, "-m", "edukg.cli", "export", str(out), "--db", demo_db],
+        [sys.executable, "-m", "edukg.cli", "export", str(out), "--db", served_demo],
         check=True,
         capture_output=True,
     )
@@ -299,8 +347,10 @@ def test_export_round_trip_sample(tmp_path: Path, sample_db: str) -> None:
     assert sum(summary.relationship_counts.values()) == 7753
 
 
-def test_hot_switch_in_a_running_server(tmp_path: Path, serve: Callable[[str], Api]) -> None:
-    db = str(tmp_path / "live.db")
+def test_hot_switch_in_a_running_server(
+    tmp_path: Path, fresh_db: str, serve: Callable[[str], Api]
+) -> None:
+    db = fresh_db
     build_demo(db)
     api = serve(db)
     code = demo_case_uuid("ms-math", "3.NF.A.1")
@@ -325,8 +375,8 @@ def test_hot_switch_in_a_running_server(tmp_path: Path, serve: Callable[[str], A
     assert "Restart the walk" in body["message"]
 
 
-def test_server_without_data_answers_503(tmp_path: Path, serve: Callable[[str], Api]) -> None:
-    db = str(tmp_path / "empty.db")
+def test_server_without_data_answers_503(fresh_db: str, serve: Callable[[str], Api]) -> None:
+    db = fresh_db
     api = serve(db)
     error_of(api.http.get("/healthz"), 503, "ServiceUnavailableError")
     error_of(api.get("/standards-frameworks"), 503, "ServiceUnavailableError")

@@ -99,7 +99,12 @@ def build_demo(db: str) -> LoadSummary:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    _summary(build_demo(args.db))
+    try:
+        _summary(build_demo(args.db))
+    except LoadError as exc:
+        _say(f"demo failed: {exc}")
+        _say("The data being served is unchanged.")
+        return 1
     return 0
 
 

@@ -90,6 +90,22 @@ _LOAD_LOCK = 0x6564756B67  # "edukg": one load at a time per database
 _SCHEMA_NAME = re.compile(r"^edukg_data_[0-9a-z_]+$")
 
 
+# Seconds to wait for a connection: during an outage, requests fail fast with 503
+# rather than queueing; the pool keeps reconnecting in the background.
+_WAIT = 2
+
+
+def _pool(url: str) -> ConnectionPool:
+    return ConnectionPool(
+        url,
+        min_size=1,
+        max_size=4,
+        kwargs={"autocommit": True, "connect_timeout": _WAIT},
+        timeout=_WAIT,
+        open=True,
+    )
+
+
 def _statements(script: str) -> list[str]:
     return [s.strip() for s in script.split(";") if s.strip()]
 
@@ -118,14 +134,7 @@ class PostgresStore:
         if self._pool is None:
             with self._lock:
                 if self._pool is None:
-                    self._pool = ConnectionPool(
-                        self._url,
-                        min_size=1,
-                        max_size=4,
-                        kwargs={"autocommit": True},
-                        open=True,
-                        timeout=5,
-                    )
+                    self._pool = _pool(self._url)
         return self._pool.connection()
 
     def _current(self, force: bool = False) -> str | None:
@@ -208,8 +217,11 @@ class PostgresStore:
         if schema is None:
             return
         table = "edges" if relationships else "nodes"
-        with self._connection() as conn, conn.transaction():
-            cursor = conn.cursor(name="edukg_export")
+        with (
+            self._connection() as conn,
+            conn.transaction(),
+            conn.cursor(name="edukg_export") as cursor,
+        ):
             cursor.execute(
                 pgsql.SQL("SELECT line FROM {}.{} ORDER BY identifier").format(
                     pgsql.Identifier(schema), pgsql.Identifier(table)
@@ -254,11 +266,14 @@ class PostgresKeyStore(KeyStoreBase):
         if self._pool is None:
             with self._lock:
                 if self._pool is None:
-                    with psycopg.connect(self._url, autocommit=True) as conn:
-                        ensure_meta(conn)
-                    self._pool = ConnectionPool(
-                        self._url, min_size=1, max_size=4, kwargs={"autocommit": True}, timeout=5
-                    )
+                    try:
+                        with psycopg.connect(
+                            self._url, autocommit=True, connect_timeout=_WAIT
+                        ) as conn:
+                            ensure_meta(conn)
+                    except psycopg.OperationalError as exc:
+                        raise StoreUnavailable(str(exc)) from None
+                    self._pool = _pool(self._url)
         return self._pool.connection()
 
     def _execute(self, sql: str, params: tuple[Any, ...]) -> Any:
@@ -383,7 +398,8 @@ class PostgresLoader:
             " JOIN nodes n ON n.identifier = l.other WHERE l.relation = %s)",
             (b"true}", CHILDREN),
         )
-        c.execute(shared.MEMBERSHIP + " ON CONFLICT DO NOTHING", (CHILDREN, CHILDREN))
+        membership = shared.MEMBERSHIP.replace("?", "%s") + " ON CONFLICT DO NOTHING"
+        c.execute(membership, (CHILDREN, CHILDREN))
         rows: dict[tuple[str, str, str], OutRow] = {}
         for row in shared.crosswalk_rows(c.execute(shared.CROSSWALK_SOURCE.format(p=""))):
             rows[row[:3]] = row

@@ -1,0 +1,155 @@
+"""Scale-out: identical answers on both backends; several servers on one PostgreSQL and Redis."""
+
+from __future__ import annotations
+
+import os
+import secrets
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from edukg.app import EdukgApp
+from edukg.cli import build_demo
+from edukg.config import Settings
+from edukg.ingest.builder import load
+from edukg.ingest.demo import demo_case_uuid, demo_framework_case_uuid, demo_lines, demo_node_id
+from tests.conftest import Api, error_of
+from tests.support import BASE, ServerThread
+from tests.test_cli import free_port, stop, wait_for
+from tests.test_load import write_export
+
+MS = demo_framework_case_uuid("ms-math")
+REQUESTS = [
+    ("/standards-frameworks", {"includeNonCurrent": "true"}),
+    ("/academic-standards", {"standardsFrameworkCaseIdentifierUUID": MS, "limit": "7"}),
+    ("/academic-standards", {"standardsFrameworkCaseIdentifierUUID": MS, "gradeLevel": "4"}),
+    (f"/academic-standards/{demo_case_uuid('ms-math', '3.NF.A')}/children", {}),
+    (f"/academic-standards/{demo_case_uuid('ms-math', '4.NF.B.3.a')}/prerequisites", {}),
+    (f"/academic-standards/{demo_case_uuid('ms-math', '4.NF.A.2')}/crosswalks", {}),
+    (f"/academic-standards/{demo_case_uuid('ms-math', '3.NF.A.1')}/learning-components", {}),
+    ("/learning-components", {"academicSubject": "Mathematics", "limit": "5"}),
+    (f"/courses/{demo_node_id('course')}/scope-and-sequence", {"view": "full"}),
+    ("/assessments", {"courseId": demo_node_id("course")}),
+    (f"/lessons/{demo_node_id('lesson3')}/activities", {"limit": "2"}),
+    ("/curriculums/demo/dependency-map", {}),
+    ("/academic-standards/00000000-0000-4000-8000-000000000000", {}),
+]
+
+
+@pytest.fixture(scope="module")
+def both(
+    tmp_path_factory: pytest.TempPathFactory, postgres: Callable[[str], str]
+) -> Iterator[tuple[Api, Api]]:
+    from tests.conftest import _serve
+
+    sqlite_db = str(tmp_path_factory.mktemp("same") / "edukg.db")
+    pg_db = postgres("same")
+    build_demo(sqlite_db)
+    build_demo(pg_db)
+    a, b = _serve(sqlite_db), _serve(pg_db)
+    yield next(a), next(b)
+    for gen in (a, b):
+        for _ in gen:
+            pass
+
+
+@pytest.mark.parametrize(("path", "params"), REQUESTS)
+def test_backends_answer_byte_for_byte_alike(
+    both: tuple[Api, Api], path: str, params: dict[str, str]
+) -> None:
+    sqlite, pg = both
+    one, two = sqlite.get(path, **params), pg.get(path, **params)
+    assert one.status_code == two.status_code
+    if one.status_code == 200:
+        assert one.content == two.content
+        body = one.json()
+        cursor = body.get("pagination", {}).get("nextCursor")
+        if cursor:  # and the next page too
+            assert (
+                sqlite.get(path, **params, cursor=cursor).content
+                == pg.get(path, **params, cursor=cursor).content
+            )
+
+
+def test_database_unreachable_is_503(tmp_path: Path) -> None:
+    down = "postgresql://postgres@127.0.0.1:1/nothing"  # nothing listens on port 1
+    server = ServerThread(EdukgApp(Settings(db=down, refresh=0))).start()
+    try:
+        error_of(httpx.get(f"{server.url}/healthz"), 503, "ServiceUnavailableError")
+        response = httpx.get(f"{server.url}{BASE}/standards-frameworks", headers={"x-api-key": "k"})
+        body = error_of(response, 503, "ServiceUnavailableError")
+        assert "database" in body["message"] and "1/nothing" not in response.text
+    finally:
+        server.stop()
+
+
+def _edukg(*args: str, db: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "edukg.cli", *args, "--db", db],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+
+
+def test_two_servers_share_one_database_and_one_redis(
+    tmp_path: Path, postgres: Callable[[str], str], redis_url: str
+) -> None:
+    db = postgres("nodes")
+    assert _edukg("demo", db=db).returncode == 0
+    name = f"shared-{secrets.token_hex(4)}"
+    created = _edukg("keys", "create", name, "--rate", "0.05", "--burst", "4", db=db)
+    key = created.stdout.splitlines()[-1]
+    other_name = f"other-{secrets.token_hex(4)}"
+    other = _edukg("keys", "create", other_name, "--rate", "0", db=db).stdout.splitlines()[-1]
+    servers, urls = [], []
+    for _ in range(2):
+        port = free_port()
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "edukg.cli", "serve", "--db", db, "--port", str(port),
+             "--redis", redis_url, "--refresh", "0.2"],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+            env={**os.environ, "EDUKG_DB": ""},
+        )  # fmt: skip
+        servers.append(proc)
+        urls.append(f"http://127.0.0.1:{port}")
+    try:
+        for proc, url in zip(servers, urls, strict=True):
+            wait_for(f"{url}/healthz", proc)
+
+        def get(url: str, path: str, with_key: str) -> httpx.Response:
+            return httpx.get(f"{url}{BASE}{path}", headers={"x-api-key": with_key}, timeout=10)
+
+        # The same answers from both.
+        path = f"/academic-standards/{demo_case_uuid('ms-math', '3.NF.A.1')}"
+        assert get(urls[0], path, other).content == get(urls[1], path, other).content
+        # A rate limit spent on one is spent on both: a burst of 4 across the two.
+        spent = [get(urls[i % 2], "/standards-frameworks", key).status_code for i in range(4)]
+        assert spent == [200, 200, 200, 200]
+        assert get(urls[0], "/standards-frameworks", key).status_code == 429
+        assert get(urls[1], "/standards-frameworks", key).status_code == 429
+        # A key revoked through one is refused by both.
+        assert _edukg("keys", "revoke", other_name, db=db).returncode == 0
+        for url in urls:
+            error_of(get(url, path, other), 401, "AuthenticationError")
+        # A new load is seen by both.
+        fresh = _edukg("keys", "create", f"after-{secrets.token_hex(4)}", "--rate", "0", db=db)
+        key3 = fresh.stdout.splitlines()[-1]
+        changed = [x.replace(b"Understand a unit fraction", b"Picture a unit fraction")
+                   for x in demo_lines()]  # fmt: skip
+        load([str(write_export(tmp_path / "v2", changed))], db, "2.0.0")
+        deadline = time.monotonic() + 10
+        for url in urls:
+            while True:
+                response = get(url, path, key3)
+                if response.headers.get("x-data-version") == "2.0.0":
+                    assert response.json()["description"].startswith("Picture a unit fraction")
+                    break
+                assert time.monotonic() < deadline, f"{url} never saw the new version"
+                time.sleep(0.1)
+    finally:
+        for proc in servers:
+            stop(proc)
