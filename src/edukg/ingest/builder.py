@@ -75,7 +75,17 @@ def _doc_row(kind: str, identifier: str, props: dict[str, Any]) -> DocRow:
         props.get("adoptionStatus"),
         0 if props.get("isCurrent") is False else 1,
         encode(kind, identifier, props),
+        _upper(props.get("statementCode")),
+        _lower(props.get("description")),
     )
+
+
+def _upper(value: Any) -> str | None:
+    return value.strip().upper() if isinstance(value, str) and value.strip() else None
+
+
+def _lower(value: Any) -> str | None:
+    return value.lower() if isinstance(value, str) else None
 
 
 class _Batches:

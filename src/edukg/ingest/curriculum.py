@@ -17,6 +17,7 @@ from typing import Any
 
 import orjson
 
+from edukg.contract import GRADE_LEVELS
 from edukg.ingest.normalize import encode
 from edukg.store.base import (
     ACTIVITIES,
@@ -31,6 +32,7 @@ from edukg.store.base import (
     GROUPING,
     GROUPING_DETAIL,
     LESSON,
+    LESSON_META,
     SCOPE_FULL,
     SCOPE_SUMMARY,
     WITHIN,
@@ -48,9 +50,9 @@ _LAST = 99_999_999  # sorts records without a position after those with one
 
 @dataclass
 class Derived:
-    """Curriculum records (identifier, kind, JSON) and list rows to store."""
+    """Curriculum records (identifier, kind, JSON, code, text) and list rows to store."""
 
-    docs: list[tuple[str, str, bytes]] = field(default_factory=list)
+    docs: list[tuple[str, str, bytes, str | None, str | None]] = field(default_factory=list)
     rows: list[OutRow] = field(default_factory=list)
 
 
@@ -68,6 +70,34 @@ def position_of(props: dict[str, Any]) -> int | None:
         if letter:
             return ord(letter.group(1)) - ord("A")
     return None
+
+
+def full_ordinal_name(
+    lesson: str,
+    nodes: dict[str, tuple[str, dict[str, Any]]],
+    parents: dict[str, list[str]],
+    levels: dict[str, int | None],
+) -> str | None:
+    """ "Grade 6, Unit 2, Lesson 3": the course's grade, the enclosing unit, the lesson.
+
+    The grade comes from the courseCode (`im360:6`); a unit is the enclosing grouping of
+    level 0, left out where no hasPart edge places the lesson.
+    """
+    props = nodes[lesson][1]
+    parts: list[str] = []
+    code = props.get("courseCode")
+    if isinstance(code, str) and ":" in code:
+        grade = code.split(":", 1)[1]
+        parts.append(f"Grade {grade}" if grade in GRADE_LEVELS else grade)
+    for up in sorted(_ancestors(lesson, parents)):
+        ordinal = nodes[up][1].get("ordinalName")
+        if nodes[up][0] == GROUPING and levels.get(up) == 0 and isinstance(ordinal, str):
+            parts.append(ordinal)
+            break
+    ordinal = props.get("ordinalName")
+    if isinstance(ordinal, str):
+        parts.append(ordinal)
+    return ", ".join(parts) or None
 
 
 def curriculum_of(props: dict[str, Any]) -> str | None:
@@ -121,7 +151,15 @@ def derive(
             values["groupName"] = label.lower() if isinstance(label, str) else None
             values["groupLevel"] = levels.get(identifier)
         docs[identifier] = encode(kind, identifier, values)
-        out.docs.append((identifier, kind, docs[identifier]))
+        code = text = None
+        if kind == LESSON:
+            full_name = full_ordinal_name(identifier, nodes, parents, levels)
+            code = full_name.upper() if full_name else None
+            name = props.get("name")
+            text = name.lower() if isinstance(name, str) else None
+            meta = {"fullOrdinalName": full_name}
+            out.rows.append((LESSON_META, identifier, "", None, None, orjson.dumps(meta)))
+        out.docs.append((identifier, kind, docs[identifier], code, text))
 
     curricula = {c for _, props in nodes.values() if (c := curriculum_of(props))}
     out.rows.extend((CURRICULA, "", c, None, None, b"{}") for c in sorted(curricula))

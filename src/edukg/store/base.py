@@ -41,6 +41,7 @@ DEPENDENCIES = "dependencies"  # node: a curriculum id
 SCOPE_SUMMARY, SCOPE_FULL = "scope-summary", "scope-full"  # node: a course; key ''
 GROUPING_DETAIL = "grouping"  # node: a lesson grouping; key ''
 WITHIN = "within"  # node: a course; key: every curriculum node inside it; doc empty
+LESSON_META = "lesson-meta"  # node: a lesson; key ''; {"fullOrdinalName": ...}
 
 # Neighbour lists precomputed at load (see ingest.builder).
 CHILDREN, PREREQUISITES, BUILDS_TOWARDS, RELATED, COMPONENTS = (
@@ -101,7 +102,25 @@ class OfKind:
     current_only: bool = False
 
 
-Query = Members | Linked | Listed | OfKind
+@dataclass(frozen=True)
+class Matching:
+    """Records of a kind whose code or text matches; for assistants' lookups.
+
+    `code`: an upper-cased code. With `prefix`, codes that start with it; a code that
+    ends in a letter or digit matches itself and its dotted descendants (`2.OA` matches
+    `2.OA` and `2.OA.A.1`, not `2.OAX`); otherwise exactly. `words`: lower-cased words,
+    any of which appears in the text.
+    """
+
+    kind: str
+    code: str | None = None
+    prefix: bool = False
+    words: tuple[str, ...] = ()
+    subject: str | None = None
+    jurisdiction: str | None = None
+
+
+Query = Members | Linked | Listed | OfKind | Matching
 
 
 @dataclass(frozen=True)

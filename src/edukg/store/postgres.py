@@ -66,7 +66,8 @@ CREATE TABLE edges (identifier text COLLATE "C" PRIMARY KEY, label text NOT NULL
   source text COLLATE "C" NOT NULL, target text COLLATE "C" NOT NULL, line bytea NOT NULL);
 CREATE TABLE docs (identifier text COLLATE "C" PRIMARY KEY, kind text NOT NULL, case_uuid text,
   jurisdiction text, subject text, stmt_type text, grades integer NOT NULL DEFAULT 0,
-  adoption text, is_current integer NOT NULL DEFAULT 1, doc bytea NOT NULL);
+  adoption text, is_current integer NOT NULL DEFAULT 1, doc bytea NOT NULL,
+  code text COLLATE "C", text text COLLATE "C");
 CREATE TABLE membership (framework text COLLATE "C" NOT NULL, identifier text COLLATE "C" NOT NULL,
   grades integer NOT NULL, subject text, stmt_type text, PRIMARY KEY (framework, identifier));
 CREATE TABLE links (relation text NOT NULL, node text COLLATE "C" NOT NULL,
@@ -79,7 +80,7 @@ CREATE TABLE figures (identifier text COLLATE "C" PRIMARY KEY, jaccard double pr
 CREATE UNLOGGED TABLE nodes_in (seq bigint, identifier text, label text, kind text, line bytea);
 CREATE UNLOGGED TABLE docs_in (seq bigint, identifier text, kind text, case_uuid text,
   jurisdiction text, subject text, stmt_type text, grades integer, adoption text,
-  is_current integer, doc bytea);
+  is_current integer, doc bytea, code text, text text);
 CREATE UNLOGGED TABLE edges_in (seq bigint, identifier text, label text, source text,
   target text, line bytea);
 CREATE UNLOGGED TABLE figures_in (seq bigint, identifier text, jaccard double precision,
@@ -351,7 +352,7 @@ class PostgresLoader:
             self._copy(
                 "docs_in",
                 "seq, identifier, kind, case_uuid, jurisdiction, subject, stmt_type, grades,"
-                " adoption, is_current, doc",
+                " adoption, is_current, doc, code, text",
                 self._numbered(docs),
             )
         if edges:
@@ -373,7 +374,7 @@ class PostgresLoader:
             ("edges", "identifier, label, source, target, line"),
             ("figures", "identifier, jaccard, state, ccss, shared"),
             ("docs", "identifier, kind, case_uuid, jurisdiction, subject, stmt_type, grades,"
-                     " adoption, is_current, doc"),
+                     " adoption, is_current, doc, code, text"),
         ):  # fmt: skip
             c.execute(
                 f"INSERT INTO {table} ({columns}) SELECT DISTINCT ON (identifier) {columns}"
@@ -417,7 +418,7 @@ class PostgresLoader:
 
         aligned = shared.alignments(c.execute(shared.ALIGNMENT_SOURCE.format(p="")))
         derived = curriculum.derive(nodes, pairs("hasPart"), pairs("hasDependency"), aligned)
-        self._copy("docs", "identifier, kind, doc", derived.docs)
+        self._copy("docs", "identifier, kind, doc, code, text", derived.docs)
         for row in derived.rows:
             rows[row[:3]] = row
         self._copy("rows", "relation, node, sort_key, label, score, doc", rows.values())

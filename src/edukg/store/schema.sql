@@ -30,7 +30,9 @@ CREATE TABLE docs (
   grades       INTEGER NOT NULL DEFAULT 0,
   adoption     TEXT,
   is_current   INTEGER NOT NULL DEFAULT 1,
-  doc          BLOB NOT NULL
+  doc          BLOB NOT NULL,
+  code         TEXT,  -- upper-cased statement code (lessons: full ordinal name), for lookups
+  text         TEXT   -- lower-cased description (lessons: name), for word matches
 ) WITHOUT ROWID;
 
 -- Framework membership: every item reachable from a framework through hasChild,

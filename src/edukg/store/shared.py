@@ -17,6 +17,7 @@ from edukg.store.base import (
     RELATED,
     Linked,
     Listed,
+    Matching,
     Members,
     OutRow,
     Query,
@@ -36,7 +37,8 @@ LINKS = (
 INDEXES = """
 CREATE INDEX edges_by_label ON edges (label, source, target);
 CREATE INDEX docs_by_case ON docs (case_uuid, kind);
-CREATE INDEX docs_by_kind ON docs (kind, subject, identifier)
+CREATE INDEX docs_by_kind ON docs (kind, subject, identifier);
+CREATE INDEX docs_by_code ON docs (kind, code)
 """
 
 # Items of a framework: standards of a standards framework, skills of a skills framework,
@@ -159,6 +161,27 @@ def page_sql(
             " WHERE l.relation = ? AND l.node = ? AND l.other > ? ORDER BY l.other LIMIT ?"
         )
         params = [query.relation, query.node, after]
+    elif isinstance(query, Matching):
+        where, params = ["kind = ?", "identifier > ?"], [query.kind, after]
+        if query.code is not None:
+            if query.prefix:
+                dotted = query.code + "."
+                where.append("(code = ? OR (code >= ? AND code < ?))")
+                params.extend((query.code, dotted, _successor(dotted)))
+            else:
+                where.append("code = ?")
+                params.append(query.code)
+        if query.words:
+            where.append("(" + " OR ".join("text LIKE ? ESCAPE '!'" for _ in query.words) + ")")
+            params.extend(f"%{_escape_like(w)}%" for w in query.words)
+        for column, value in (("subject", query.subject), ("jurisdiction", query.jurisdiction)):
+            if value is not None:
+                where.append(f"{column} = ?")
+                params.append(value)
+        sql = (
+            f"SELECT identifier, doc FROM docs WHERE {' AND '.join(where)}"
+            " ORDER BY identifier LIMIT ?"
+        )
     elif isinstance(query, Listed):
         where = ["relation = ?", "node = ?", "sort_key > ?"]
         params = [query.relation, query.node, after]
@@ -196,3 +219,12 @@ def page_sql(
         " FROM rows ", f" FROM {prefix}rows "
     )
     return sql.replace("?", mark), params
+
+
+def _successor(prefix: str) -> str:
+    """The smallest string greater than every string that starts with `prefix`."""
+    return prefix[:-1] + chr(ord(prefix[-1]) + 1)
+
+
+def _escape_like(word: str) -> str:
+    return word.replace("!", "!!").replace("%", "!%").replace("_", "!_")

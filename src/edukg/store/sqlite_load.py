@@ -22,10 +22,12 @@ _BUILD_MARK = ".building-"
 
 NodeRow = tuple[str, str, str | None, bytes]  # identifier, label, served kind, raw line
 EdgeRow = tuple[str, str, str, str, bytes]  # identifier, label, source, target, raw line
-# identifier, kind, case_uuid, jurisdiction, subject, stmt_type, grades, adoption, current, doc
+# identifier, kind, case_uuid, jurisdiction, subject, stmt_type, grades, adoption, current,
+# doc, code, text
 DocRow = tuple[
-    str, str, str | None, str | None, str | None, str | None, int, str | None, int, bytes
-]
+    str, str, str | None, str | None, str | None, str | None, int, str | None, int, bytes,
+    str | None, str | None,
+]  # fmt: skip
 # edge identifier, jaccard, stateLCCount, ccssLCCount, sharedLCCount
 FigureRow = tuple[str, float, int | None, int | None, int | None]
 
@@ -92,7 +94,7 @@ class SqliteLoader:
         if nodes:
             c.executemany("INSERT OR REPLACE INTO nodes VALUES (?, ?, ?, ?)", nodes)
         if docs:
-            c.executemany("INSERT OR REPLACE INTO docs VALUES (?,?,?,?,?,?,?,?,?,?)", docs)
+            c.executemany("INSERT OR REPLACE INTO docs VALUES (?,?,?,?,?,?,?,?,?,?,?,?)", docs)
         if edges:
             c.executemany("INSERT OR REPLACE INTO edges VALUES (?, ?, ?, ?, ?)", edges)
         if figures:
@@ -125,7 +127,8 @@ class SqliteLoader:
         self._add_rows(shared.crosswalk_rows(c.execute(shared.CROSSWALK_SOURCE.format(p=""))))
         derived = curriculum.derive(*self._curriculum_inputs())
         c.executemany(
-            "INSERT OR REPLACE INTO docs (identifier, kind, doc) VALUES (?, ?, ?)", derived.docs
+            "INSERT OR REPLACE INTO docs (identifier, kind, doc, code, text) VALUES (?, ?, ?, ?, ?)",
+            derived.docs,
         )
         self._add_rows(derived.rows)
         counts = shared.counts(lambda sql: c.execute(sql).fetchall())
