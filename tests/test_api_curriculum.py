@@ -39,7 +39,7 @@ def test_courses(demo: Api, conforms: Conforms) -> None:
     body = demo.ok("/courses", curriculumId="demo")
     assert [c["identifier"] for c in body["data"]] == [COURSE]
     full(body["data"][0], COURSE_FIELDS)
-    assert body["data"][0]["courseCode"] == "demo:G4"
+    assert body["data"][0]["courseCode"] == "demo:4"
     conforms("/courses", body)
     error_of(demo.get("/courses"), 400, "ValidationError")
     error_of(demo.get("/courses", curriculumId="nope"), 400, "ValidationError")

@@ -9,6 +9,7 @@ they run inline on the event loop instead of paying for a thread hop.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import secrets
 from collections.abc import Awaitable, Callable
@@ -19,6 +20,7 @@ import orjson
 
 from edukg import service
 from edukg.api import OPERATIONS, Call
+from edukg.assistants import build_server, streamable_http_app
 from edukg.config import Settings
 from edukg.docs_page import render_docs
 from edukg.errors import (
@@ -46,6 +48,7 @@ Send = Callable[[dict[str, Any]], Awaitable[None]]
 Headers = list[tuple[bytes, bytes]]
 
 _JSON = (b"content-type", b"application/json")
+MCP_PATH = "/mcp"
 _MAX_QUERY_FIELDS = 64
 
 
@@ -65,6 +68,9 @@ class EdukgApp:
         if limiter is None:
             limiter = RedisLimiter(settings.redis) if settings.redis else MemoryLimiter()
         self.limiter = limiter
+        self.mcp_server = build_server(self.store)
+        self._mcp_app = streamable_http_app(self.mcp_server)
+        self._lifespan_stack = contextlib.AsyncExitStack()
         self.router = Router(settings.base_path, OPERATIONS)
         self.openapi = build_openapi(settings.base_path, OPERATIONS)
         self._openapi_bytes = orjson.dumps(self.openapi)
@@ -75,6 +81,9 @@ class EdukgApp:
             await self._lifespan(receive, send)
             return
         if scope["type"] != "http":
+            return
+        if scope["path"] == MCP_PATH:
+            await self._mcp(scope, receive, send)
             return
         request_id = "req_" + secrets.token_hex(8)
         extra: Headers = []  # headers every response carries once known (rate limits)
@@ -135,14 +144,40 @@ class EdukgApp:
             return 200, self._docs_bytes, [(b"content-type", b"text/html; charset=utf-8")]
         raise NotFoundError(f"Nothing at {path}. The API lives under {self.router.base_path}/.")
 
-    def _authenticate(self, scope: Scope) -> Principal:
+    async def _mcp(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """The MCP endpoint: the same keys and limits as REST, then the SDK's transport."""
+        extra: Headers = []
+        try:
+            try:
+                self._limit(self._authenticate(scope, bearer=True), extra)
+            except StoreUnavailable:
+                raise ServiceUnavailableError(
+                    "The database cannot be reached right now. Try again shortly."
+                ) from None
+        except ApiError as exc:
+            request_id = "req_" + secrets.token_hex(8)
+            body = error_body(exc.error, exc.message, request_id, exc.details)
+            headers = [_JSON, *extra, (b"x-request-id", request_id.encode())]
+            headers.append((b"content-length", str(len(body)).encode()))
+            await send({"type": "http.response.start", "status": exc.status, "headers": headers})
+            await send({"type": "http.response.body", "body": body})
+            return
+        await self._mcp_app(scope, receive, send)
+
+    def _authenticate(self, scope: Scope, bearer: bool = False) -> Principal:
         key = None
         for name, value in scope["headers"]:
             if name == b"x-api-key":
                 key = value.decode("latin-1")
                 break
+            if bearer and name == b"authorization":
+                scheme, _, token = value.decode("latin-1").partition(" ")
+                if scheme.lower() == "bearer" and token.strip():
+                    key = token.strip()
+                    break
         if not key:
-            raise AuthenticationError("Missing API key: send it in the x-api-key header.")
+            where = "x-api-key header (or Authorization: Bearer)" if bearer else "x-api-key header"
+            raise AuthenticationError(f"Missing API key: send it in the {where}.")
         owner = self.keys.verify(key)
         if owner is None:
             raise AuthenticationError("Invalid or revoked API key.")
@@ -187,8 +222,12 @@ class EdukgApp:
         while True:
             message = await receive()
             if message["type"] == "lifespan.startup":
+                await self._lifespan_stack.enter_async_context(
+                    self.mcp_server.session_manager.run()
+                )
                 await send({"type": "lifespan.startup.complete"})
             elif message["type"] == "lifespan.shutdown":
+                await self._lifespan_stack.aclose()
                 self.store.close()
                 self.keys.close()
                 if isinstance(self.limiter, RedisLimiter):

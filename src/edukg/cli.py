@@ -227,6 +227,20 @@ def cmd_quickstart(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_mcp(args: argparse.Namespace) -> int:
+    from edukg.assistants import build_server  # noqa: PLC0415 - loads the MCP SDK
+
+    if not args.stdio:
+        _say("edukg mcp speaks stdio (--stdio); over HTTP, `edukg serve` answers at /mcp.")
+        return 2
+    store = open_store(args.db)
+    try:
+        build_server(store).run("stdio")
+    finally:
+        store.close()
+    return 0
+
+
 def parser() -> argparse.ArgumentParser:
     """The command-line interface (its help is the CLI reference)."""
     p = argparse.ArgumentParser(
@@ -293,6 +307,12 @@ def parser() -> argparse.ArgumentParser:
 
     c = with_db(sub.add_parser("demo", help="build the synthetic demo graph into the database"))
     c.set_defaults(func=cmd_demo)
+
+    c = with_db(
+        sub.add_parser("mcp", help="the MCP tool server over stdio, for desktop assistants")
+    )
+    c.add_argument("--stdio", action="store_true", help="speak MCP on stdin/stdout")
+    c.set_defaults(func=cmd_mcp)
 
     c = with_db(sub.add_parser("export", help="write nodes.jsonl and relationships.jsonl"))
     c.add_argument("outdir")

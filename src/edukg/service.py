@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import orjson
+
 from edukg.errors import NotFoundError, ServiceUnavailableError, ValidationError
 from edukg.ingest.curriculum import CURRICULA
 from edukg.store.base import (
@@ -25,6 +27,7 @@ from edukg.store.base import (
     FRAMEWORK,
     GROUPING_DETAIL,
     LESSON,
+    LESSON_META,
     SCOPE_FULL,
     SCOPE_SUMMARY,
     SKILL,
@@ -35,6 +38,7 @@ from edukg.store.base import (
     Found,
     Linked,
     Listed,
+    Matching,
     Members,
     OfKind,
     Query,
@@ -241,6 +245,12 @@ def assessments(
     return _page(store, Listed(ASSESSMENTS, container), after, limit)
 
 
+def lesson_assessments(store: Store, lesson_id: str, after: str | None, limit: int) -> Page:
+    """The assessments of a lesson."""
+    curriculum_record(store, LESSON, lesson_id)
+    return _page(store, Listed(ASSESSMENTS, lesson_id), after, limit)
+
+
 def aligned_standards(
     store: Store, kind: str, identifier: str, after: str | None, limit: int
 ) -> Page:
@@ -300,3 +310,20 @@ def skill_children(store: Store, identifier: str, after: str | None, limit: int)
     """The direct children of a durable skill."""
     skill(store, identifier)
     return _page(store, Linked(CHILDREN, identifier), after, limit)
+
+
+# Lookups for assistants (the MCP tools)
+
+
+def matching(store: Store, query: Matching, limit: int) -> list[Row]:
+    """Up to `limit` records matching a code or words (identifier order)."""
+    return store.page(query, None, limit)
+
+
+def lesson_full_ordinal_name(store: Store, lesson_id: str) -> str | None:
+    """ "Grade 6, Unit 2, Lesson 3" for a lesson, where the data allows."""
+    doc = store.lookup(LESSON_META, lesson_id)
+    if doc is None:
+        return None
+    name = orjson.loads(doc).get("fullOrdinalName")
+    return name if isinstance(name, str) else None

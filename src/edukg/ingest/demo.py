@@ -865,7 +865,7 @@ def _curriculum(g: _Graph) -> None:
         "educationalUse": "instruction",
         "audience": orjson.dumps(["Teacher", "Student", "Family"]).decode(),
         "lmsLoadingGuidance": "unspecified",
-        "courseCode": "demo:G4",
+        "courseCode": "demo:4",
         "publisherIdentifier": None,
     }
 

@@ -106,15 +106,14 @@ class OfKind:
 class Matching:
     """Records of a kind whose code or text matches; for assistants' lookups.
 
-    `code`: an upper-cased code. With `prefix`, codes that start with it; a code that
-    ends in a letter or digit matches itself and its dotted descendants (`2.OA` matches
-    `2.OA` and `2.OA.A.1`, not `2.OAX`); otherwise exactly. `words`: lower-cased words,
-    any of which appears in the text.
+    Codes are upper-cased. `code` matches exactly, `code_prefix` any code that starts
+    with it, and with both a record matching either is taken (`2.OA` and `2.OA.`: 2.OA
+    and every 2.OA.*, not 2.OAX). `words`: lower-cased; any of them in the text.
     """
 
     kind: str
     code: str | None = None
-    prefix: bool = False
+    code_prefix: str | None = None
     words: tuple[str, ...] = ()
     subject: str | None = None
     jurisdiction: str | None = None

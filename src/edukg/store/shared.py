@@ -163,14 +163,15 @@ def page_sql(
         params = [query.relation, query.node, after]
     elif isinstance(query, Matching):
         where, params = ["kind = ?", "identifier > ?"], [query.kind, after]
+        codes: list[str] = []
         if query.code is not None:
-            if query.prefix:
-                dotted = query.code + "."
-                where.append("(code = ? OR (code >= ? AND code < ?))")
-                params.extend((query.code, dotted, _successor(dotted)))
-            else:
-                where.append("code = ?")
-                params.append(query.code)
+            codes.append("code = ?")
+            params.append(query.code)
+        if query.code_prefix:
+            codes.append("(code >= ? AND code < ?)")
+            params.extend((query.code_prefix, _successor(query.code_prefix)))
+        if codes:
+            where.append("(" + " OR ".join(codes) + ")")
         if query.words:
             where.append("(" + " OR ".join("text LIKE ? ESCAPE '!'" for _ in query.words) + ")")
             params.extend(f"%{_escape_like(w)}%" for w in query.words)

@@ -1,0 +1,215 @@
+"""The MCP tool server, through the official SDK's client over real streamable HTTP and stdio."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import httpx
+import httpx2
+import orjson
+import pytest
+from mcp import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.client.streamable_http import streamable_http_client
+
+from edukg.ingest.demo import demo_case_uuid, demo_node_id
+from tests.conftest import Api, error_of
+
+pytestmark = pytest.mark.anyio
+TOOLS = {
+    "find_standard_statement",
+    "find_standards_progression_from_standard",
+    "find_learning_components_from_standard",
+    "find_misconceptions_for_standard",
+    "list_standards_for_mathematical_practice",
+    "find_curriculum_lessons",
+    "find_materials_for_lesson",
+}
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@asynccontextmanager
+async def session(api: Api, headers: dict[str, str] | None = None) -> AsyncIterator[ClientSession]:
+    client = httpx2.AsyncClient(headers={"x-api-key": api.key} if headers is None else headers)
+    async with (
+        client,
+        streamable_http_client(f"{api.server.url}/mcp", http_client=client) as streams,
+        ClientSession(streams[0], streams[1]) as s,
+    ):
+        await s.initialize()
+        yield s
+
+
+async def call(s: ClientSession, tool: str, **arguments: Any) -> dict[str, Any]:
+    result = await s.call_tool(tool, arguments)
+    assert not result.is_error, result.content
+    text = result.content[0].text  # type: ignore[union-attr]
+    decoded: dict[str, Any] = orjson.loads(text)
+    return decoded
+
+
+async def call_error(s: ClientSession, tool: str, **arguments: Any) -> str:
+    result = await s.call_tool(tool, arguments)
+    assert result.is_error
+    return str(result.content[0].text)  # type: ignore[union-attr]
+
+
+async def test_lists_the_tools_with_schemas(demo: Api) -> None:
+    async with session(demo) as s:
+        tools = {t.name: t for t in (await s.list_tools()).tools}
+    assert set(tools) == TOOLS
+    schema = tools["find_standard_statement"].input_schema
+    assert {"code", "keywords", "academicSubject", "jurisdiction"} <= set(schema["properties"])
+    progression = tools["find_standards_progression_from_standard"].input_schema
+    assert set(progression["required"]) == {"caseIdentifierUUID", "direction"}
+    assert all(t.description for t in tools.values())
+
+
+async def test_find_standard_statement_by_code_prefix(demo: Api) -> None:
+    async with session(demo) as s:
+        body = await call(s, "find_standard_statement", code="3.nf.a")
+        one = await call(s, "find_standard_statement", code="3.NF.A.1")
+    codes = [x["code"] for x in body["standards"]]
+    assert codes[0] == "3.NF.A" and "3.NF.A.1" in codes and "3.NF.A.3.d" in codes
+    assert all(c == "3.NF.A" or c.startswith("3.NF.A.") for c in codes)
+    cluster = body["standards"][0]
+    assert [x["code"] for x in cluster["subStandards"]] == ["3.NF.A.1", "3.NF.A.2", "3.NF.A.3"]
+    assert [x["code"] for x in one["standards"]] == ["3.NF.A.1"]
+    assert set(one["standards"][0]) >= {"code", "caseIdentifierUUID", "statement", "gradeLevel",
+                                        "jurisdiction", "academicSubject", "subStandards"}  # fmt: skip
+
+
+async def test_find_standard_statement_by_keywords_and_filters(demo: Api) -> None:
+    async with session(demo) as s:
+        any_word = await call(s, "find_standard_statement", keywords=["number line", "equivalent"])
+        vt = await call(
+            s, "find_standard_statement", keywords=["fractions"], jurisdiction="Vermont"
+        )
+        none = await call(s, "find_standard_statement", keywords=["photosynthesis"])
+        both = await call_error(s, "find_standard_statement", code="3.NF", keywords=["x"])
+        neither = await call_error(s, "find_standard_statement")
+    statements = [x["statement"].lower() for x in any_word["standards"]]
+    assert statements and all("number line" in t or "equivalent" in t for t in statements)
+    assert vt["standards"] and all(x["jurisdiction"] == "Vermont" for x in vt["standards"])
+    assert none["standards"] == [] and "note" in none
+    assert "exactly one" in both and "exactly one" in neither
+
+
+async def test_progression_components_misconceptions_practices(demo: Api) -> None:
+    b3a = demo_case_uuid("ms-math", "4.NF.B.3.a")
+    nf1 = demo_case_uuid("ms-math", "3.NF.A.1")
+    async with session(demo) as s:
+        back = await call(s, "find_standards_progression_from_standard", caseIdentifierUUID=b3a,
+                          direction="backward")  # fmt: skip
+        forward = await call(s, "find_standards_progression_from_standard",
+                             caseIdentifierUUID=nf1, direction="forward")  # fmt: skip
+        lcs = await call(s, "find_learning_components_from_standard", caseIdentifierUUID=nf1)
+        miscon = await call(s, "find_misconceptions_for_standard", caseIdentifierUUID=nf1,
+                            subject="Mathematics")  # fmt: skip
+        practices = await call(s, "list_standards_for_mathematical_practice")
+        bad_dir = await call_error(s, "find_standards_progression_from_standard",
+                                   caseIdentifierUUID=nf1, direction="sideways")  # fmt: skip
+        bad_uuid = await call_error(s, "find_learning_components_from_standard",
+                                    caseIdentifierUUID="not-a-uuid-at-all-but-36-characters!")  # fmt: skip
+        unknown = await call_error(s, "find_learning_components_from_standard",
+                                   caseIdentifierUUID="00000000-0000-4000-8000-000000000000")  # fmt: skip
+    assert {x["code"] for x in back["standards"]} == {"3.NF.A.1", "4.NF.A.1"}
+    assert {x["code"] for x in forward["standards"]} == {"3.NF.A.2", "4.NF.B.3.a"}
+    assert len(lcs["learningComponents"]) == 3
+    assert miscon["misconceptions"] == [] and miscon["note"]
+    assert [x["code"] for x in practices["practices"]] == [f"MP{n}" for n in range(1, 9)]
+    assert "sideways" in bad_dir or "backward" in bad_dir
+    assert "UUID" in bad_uuid and "not found" in unknown
+
+
+async def test_curriculum_tools(demo: Api) -> None:
+    lesson3 = demo_node_id("lesson3")
+    async with session(demo) as s:
+        by_std = await call(s, "find_curriculum_lessons",
+                            caseIdentifierUUID=demo_case_uuid("ms-math", "4.NF.A.1"))  # fmt: skip
+        by_ordinal = await call(
+            s, "find_curriculum_lessons", ordinalName="Grade 4, Unit 1, Lesson 3"
+        )
+        by_name = await call(s, "find_curriculum_lessons", lessonName="mixed numbers")
+        by_author = await call(s, "find_curriculum_lessons", lessonName="fraction",
+                               author="Someone Else")  # fmt: skip
+        materials = await call(s, "find_materials_for_lesson", lessonIdentifier=lesson3,
+                               materialSource=["lesson", "activity", "assessment"])  # fmt: skip
+        only_lesson = await call(s, "find_materials_for_lesson", lessonIdentifier=lesson3,
+                                 materialSource=["lesson"])  # fmt: skip
+        bad_source = await call_error(s, "find_materials_for_lesson", lessonIdentifier=lesson3,
+                                      materialSource=["video"])  # fmt: skip
+        two = await call_error(
+            s, "find_curriculum_lessons", lessonName="x", ordinalName="Grade 4, Lesson 1"
+        )
+    assert {x["lessonName"] for x in by_std["lessons"]} == {
+        "Sharing Sandwiches Fairly", "Same Size, Different Names"}  # fmt: skip
+    assert [x["lessonIdentifier"] for x in by_ordinal["lessons"]] == [lesson3]
+    assert by_ordinal["lessons"][0]["fullOrdinalName"] == "Grade 4, Unit 1, Lesson 3"
+    assert [x["lessonName"] for x in by_name["lessons"]] == ["Mixed Numbers"]
+    assert by_author["lessons"] == []
+    assert materials["lesson"]["identifier"] == lesson3
+    assert [a["position"] for a in materials["activities"]] == [0, 1, 2, 3]
+    assert len(materials["assessments"]) == 1 and "not part of" in materials["note"]
+    assert "activities" not in only_lesson
+    assert "video" in bad_source or "lesson" in bad_source
+    assert "exactly one" in two
+
+
+async def test_sample_real_data(sample: Api) -> None:
+    async with session(sample) as s:
+        cluster = await call(
+            s, "find_standard_statement", code="3.NF.A", jurisdiction="Multi-State"
+        )
+        ms = await call(s, "find_standard_statement", code="4.NF.B.3.a", jurisdiction="Multi-State")
+        uuid = ms["standards"][0]["caseIdentifierUUID"]
+        back = await call(s, "find_standards_progression_from_standard", caseIdentifierUUID=uuid,
+                          direction="backward")  # fmt: skip
+        lcs = await call(s, "find_learning_components_from_standard",
+                         caseIdentifierUUID="5ebef26f-d7cc-11e8-824f-0242ac160002")  # fmt: skip
+        practices = await call(s, "list_standards_for_mathematical_practice")
+        lessons = await call(s, "find_curriculum_lessons", ordinalName="Grade 6, Lesson 12")
+    codes = [x["code"] for x in cluster["standards"]]
+    assert codes[:4] == ["3.NF.A", "3.NF.A.1", "3.NF.A.2", "3.NF.A.2.a"] or codes[0] == "3.NF.A"
+    assert {"3.NF.A.1", "3.NF.A.2", "3.NF.A.3"} <= set(codes)
+    assert {"3.NF.A.1", "4.NF.A.1"} <= {x["code"] for x in back["standards"]}
+    assert lcs["learningComponents"]
+    assert {x["jurisdiction"] for x in practices["practices"]} == {"California", "Multi-State"}
+    assert len(practices["practices"]) == 16
+    assert lessons["lessons"] and all(
+        x["fullOrdinalName"] == "Grade 6, Lesson 12" for x in lessons["lessons"]
+    )
+
+
+async def test_bearer_key_works_too(demo: Api) -> None:
+    async with session(demo, headers={"Authorization": f"Bearer {demo.key}"}) as s:
+        assert {t.name for t in (await s.list_tools()).tools} == TOOLS
+
+
+def test_mcp_refuses_missing_and_wrong_keys(demo: Api) -> None:
+    payload = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
+    headers = {"accept": "application/json, text/event-stream"}
+    url = f"{demo.server.url}/mcp"
+    error_of(httpx.post(url, json=payload, headers=headers), 401, "AuthenticationError")
+    error_of(httpx.post(url, json=payload, headers={**headers, "x-api-key": "ekg_nope"}), 401,
+             "AuthenticationError")  # fmt: skip
+    error_of(httpx.post(url, json=payload, headers={**headers, "authorization": "Bearer nope"}),
+             401, "AuthenticationError")  # fmt: skip
+
+
+async def test_stdio(demo_db: str) -> None:
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "edukg.cli", "mcp", "--stdio", "--db", demo_db]
+    )
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as s:
+        await s.initialize()
+        assert {t.name for t in (await s.list_tools()).tools} == TOOLS
+        body = await call(s, "find_standard_statement", code="MP1")
+    assert [x["code"] for x in body["standards"]] == ["MP1"]
