@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.edukg-installed
 
-.PHONY: setup demo serve test lint format bench clean
+.PHONY: setup demo serve test fuzz lint format bench soak clean
 
 setup: $(STAMP)
 
@@ -25,6 +25,10 @@ serve: setup
 
 test: setup
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+# Property-based API testing with many more examples per operation than CI runs.
+fuzz: setup
+	EDUKG_FUZZ_EXAMPLES=$${EDUKG_FUZZ_EXAMPLES:-500} $(BIN)/python -m pytest tests/test_fuzz.py
 
 lint: setup
 	$(BIN)/ruff check .
