@@ -48,8 +48,8 @@ CASES = [
     (label, mode)
     for label in _LABELS
     for mode in (GenerationMode.POSITIVE, GenerationMode.NEGATIVE)
-    # /healthz takes no parameters: there is no invalid request to make of it.
-    if not (mode == GenerationMode.NEGATIVE and label.endswith(" /healthz"))
+    # The probes take no parameters: there is no invalid request to make of them.
+    if not (mode == GenerationMode.NEGATIVE and label.endswith(("/healthz", "/readyz")))
 ]
 
 

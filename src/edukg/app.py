@@ -12,7 +12,9 @@ from __future__ import annotations
 import contextlib
 import logging
 import secrets
+import time
 from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import parse_qsl
 
@@ -30,6 +32,7 @@ from edukg.errors import (
     NotFoundError,
     RateLimitError,
     ServiceUnavailableError,
+    URITooLongError,
     ValidationError,
     error_body,
 )
@@ -48,6 +51,8 @@ Send = Callable[[dict[str, Any]], Awaitable[None]]
 Headers = list[tuple[bytes, bytes]]
 
 _JSON = (b"content-type", b"application/json")
+MAX_URL_BYTES = 8192  # path plus query string; no legitimate request comes near it
+access_log = logging.getLogger("edukg.access")
 MCP_PATH = "/mcp"
 _MAX_QUERY_FIELDS = 64
 
@@ -86,10 +91,12 @@ class EdukgApp:
             await self._mcp(scope, receive, send)
             return
         request_id = "req_" + secrets.token_hex(8)
+        started = time.perf_counter()
         extra: Headers = []  # headers every response carries once known (rate limits)
+        who: list[str] = []  # the key's name, once authenticated (never the key)
         try:
             try:
-                status, body, headers = self._respond(scope, extra)
+                status, body, headers = self._respond(scope, extra, who)
             except StoreUnavailable as exc:
                 log.warning("request %s: database unavailable: %s", request_id, exc)
                 raise ServiceUnavailableError(
@@ -118,14 +125,36 @@ class EdukgApp:
         await send(
             {"type": "http.response.body", "body": b"" if scope["method"] == "HEAD" else body}
         )
+        if self.settings.access_log:
+            self._log(scope, request_id, who, status, started)
 
-    def _respond(self, scope: Scope, extra: Headers) -> tuple[int, bytes, Headers]:
+    def _log(
+        self, scope: Scope, request_id: str, who: list[str], status: int, started: float
+    ) -> None:
+        """One JSON line per request: no key, no headers, a bounded path."""
+        query = scope.get("query_string", b"")[:512].decode("latin-1")
+        line = {
+            "time": datetime.now(UTC).isoformat(timespec="milliseconds"),
+            "requestId": request_id,
+            "key": who[0] if who else None,
+            "method": scope["method"],
+            "path": scope["path"][:512] + (f"?{query}" if query else ""),
+            "status": status,
+            "ms": round((time.perf_counter() - started) * 1000, 3),
+        }
+        access_log.info(orjson.dumps(line).decode())
+
+    def _respond(self, scope: Scope, extra: Headers, who: list[str]) -> tuple[int, bytes, Headers]:
         path: str = scope["path"]
         method: str = scope["method"]
+        if len(scope.get("raw_path") or b"") + len(scope.get("query_string", b"")) > MAX_URL_BYTES:
+            raise URITooLongError(f"The URL is longer than {MAX_URL_BYTES} bytes.")
         if self.router.under_base(path):
             if method not in ("GET", "HEAD"):
                 raise MethodNotAllowedError(f"{method} is not allowed: this API is read-only.")
-            self._limit(self._authenticate(scope), extra)
+            principal = self._authenticate(scope)
+            who.append(principal.name)
+            self._limit(principal, extra)
             matched = self.router.match(path)
             if matched is None:
                 raise NotFoundError(f"No operation at {path}. See /openapi.json for the API.")
@@ -138,6 +167,8 @@ class EdukgApp:
             raise MethodNotAllowedError(f"{method} is not allowed here.")
         if path == "/healthz":
             return self._health()
+        if path == "/readyz":
+            return self._ready()
         if path == "/openapi.json":
             return 200, self._openapi_bytes, [_JSON]
         if path in ("/docs", "/docs/"):
@@ -217,6 +248,29 @@ class EdukgApp:
             }
         )
         return 200, body, [_JSON, (b"x-data-version", info.data_version.encode())]
+
+    def _ready(self) -> tuple[int, bytes, Headers]:
+        """Ready to take traffic: data loaded, its database reachable, keys reachable."""
+        checks: dict[str, object] = {}
+        try:
+            info = self.store.info()
+            checks["database"] = "reachable"
+        except StoreUnavailable:
+            info = None
+            checks["database"] = "unreachable"
+        checks["dataLoaded"] = info is not None
+        try:
+            self.keys.verify("readiness-probe")
+            checks["keys"] = "reachable"
+        except StoreUnavailable:
+            checks["keys"] = "unreachable"
+        ready = info is not None and checks["keys"] == "reachable"
+        if not ready:
+            raise ServiceUnavailableError("Not ready to serve.", checks)
+        body = orjson.dumps(
+            {"status": "ready", "dataVersion": info.data_version if info else None, **checks}
+        )
+        return 200, body, [_JSON]
 
     async def _lifespan(self, receive: Receive, send: Send) -> None:
         while True:

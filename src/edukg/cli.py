@@ -182,6 +182,7 @@ def _serve(args: argparse.Namespace, workers: int) -> None:
             f"note: rate limits are per process with {workers} workers and no --redis; "
             "use --redis for limits shared by every process and host"
         )
+    os.environ.setdefault("EDUKG_ACCESS_LOG", "0" if args.no_access_log else "1")
     uvicorn.run(
         "edukg.app:create_app",
         factory=True,
@@ -190,8 +191,38 @@ def _serve(args: argparse.Namespace, workers: int) -> None:
         workers=workers,
         access_log=False,
         log_level="info",
+        log_config=_LOG_CONFIG,
         proxy_headers=False,
+        timeout_graceful_shutdown=30,
     )
+
+
+# uvicorn's own logging, plus the access log: one JSON line per request on stdout.
+_LOG_CONFIG: dict[str, object] = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {
+        "plain": {"format": "%(levelname)s: %(name)s: %(message)s"},
+        "line": {"format": "%(message)s"},
+    },
+    "handlers": {
+        "stderr": {
+            "class": "logging.StreamHandler",
+            "formatter": "plain",
+            "stream": "ext://sys.stderr",
+        },
+        "stdout": {
+            "class": "logging.StreamHandler",
+            "formatter": "line",
+            "stream": "ext://sys.stdout",
+        },
+    },
+    "loggers": {
+        "uvicorn": {"handlers": ["stderr"], "level": "INFO", "propagate": False},
+        "edukg": {"handlers": ["stderr"], "level": "INFO", "propagate": False},
+        "edukg.access": {"handlers": ["stdout"], "level": "INFO", "propagate": False},
+    },
+}
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -278,6 +309,10 @@ def parser() -> argparse.ArgumentParser:
         cmd.add_argument(
             "--burst", type=int, default=None,
             help=f"default requests per key at once (default {DEFAULT_BURST})",
+        )  # fmt: skip
+        cmd.add_argument(
+            "--no-access-log", action="store_true",
+            help="do not write one JSON line per request to stdout",
         )  # fmt: skip
         cmd.add_argument(
             "--refresh", type=float, default=None,

@@ -43,7 +43,7 @@ class Settings:
 
     Each field has a flag of `edukg serve` and an environment variable (which is how
     `serve` hands them to its worker processes): EDUKG_DB, EDUKG_BASE_PATH,
-    EDUKG_READ_DB, EDUKG_REDIS, EDUKG_RATE, EDUKG_BURST, EDUKG_REFRESH.
+    EDUKG_READ_DB, EDUKG_REDIS, EDUKG_RATE, EDUKG_BURST, EDUKG_REFRESH, EDUKG_ACCESS_LOG.
     """
 
     db: str = DEFAULT_DB
@@ -53,6 +53,7 @@ class Settings:
     rate: float = DEFAULT_RATE  # default per-key limit; 0 turns limits off
     burst: int = DEFAULT_BURST
     refresh: float = 1.0  # seconds between PostgreSQL readers' looks for a new version
+    access_log: bool = False  # one JSON line per request on the `edukg.access` logger
 
     @classmethod
     def from_env(cls) -> Settings:
@@ -66,4 +67,5 @@ class Settings:
             rate=float(env.get("EDUKG_RATE", DEFAULT_RATE)),
             burst=int(env.get("EDUKG_BURST", DEFAULT_BURST)),
             refresh=float(env.get("EDUKG_REFRESH", 1.0)),
+            access_log=env.get("EDUKG_ACCESS_LOG", "1") != "0",
         )

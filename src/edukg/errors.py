@@ -47,6 +47,13 @@ class MethodNotAllowedError(ApiError):
     error = "MethodNotAllowedError"
 
 
+class URITooLongError(ApiError):
+    """A request line longer than any legitimate one: 414."""
+
+    status = 414
+    error = "URITooLongError"
+
+
 class RateLimitError(ApiError):
     """The key's rate limit is spent: 429, with Retry-After."""
 

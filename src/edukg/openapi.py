@@ -14,6 +14,7 @@ _ERROR_TEXT = {
     401: "Missing, unknown or revoked API key",
     404: "Not found",
     405: "Method not allowed: the API answers GET (and HEAD) only",
+    414: "The URL is too long",
     429: "Rate limit exceeded: see the Retry-After header",
     500: "Internal server error (no internals are disclosed)",
     503: "No data loaded yet, or the database cannot be reached",
@@ -62,7 +63,7 @@ def _operation(op: Operation) -> dict[str, Any]:
             "content": {"application/json": {"schema": op.response_schema}},
         }
     }
-    statuses = sorted({*op.statuses, *((404,) if op.not_found else ())})
+    statuses = sorted({*op.statuses, 414, *((404,) if op.not_found else ())})
     for status in statuses:
         if status != 200:
             responses[str(status)] = _error_response(status)
@@ -93,6 +94,24 @@ def build_openapi(base_path: str, operations: tuple[Operation, ...]) -> dict[str
     paths: dict[str, Any] = {}
     for op in operations:
         paths.setdefault(base_path + op.path, {})["get"] = _operation(op)
+    paths["/readyz"] = {
+        "get": {
+            "operationId": "ready",
+            "summary": "Readiness: data loaded, databases reachable",
+            "description": "No key needed. 200 when ready to serve, 503 (with the failed "
+            "checks in `details`) otherwise.",
+            "tags": ["Service"],
+            "security": [],
+            "parameters": [],
+            "responses": {
+                "200": {
+                    "description": "Ready",
+                    "content": {"application/json": {"schema": {"type": "object"}}},
+                },
+                "503": _error_response(503),
+            },
+        }
+    }
     paths["/healthz"] = {
         "get": {
             "operationId": "health",
