@@ -28,6 +28,7 @@ from edukg.docs_page import render_docs
 from edukg.errors import (
     ApiError,
     AuthenticationError,
+    HeadersTooLargeError,
     MethodNotAllowedError,
     NotFoundError,
     RateLimitError,
@@ -52,6 +53,7 @@ Headers = list[tuple[bytes, bytes]]
 
 _JSON = (b"content-type", b"application/json")
 MAX_URL_BYTES = 8192  # path plus query string; no legitimate request comes near it
+MAX_HEADER_BYTES = 16384  # all request headers together
 access_log = logging.getLogger("edukg.access")
 MCP_PATH = "/mcp"
 _MAX_QUERY_FIELDS = 64
@@ -149,6 +151,8 @@ class EdukgApp:
         method: str = scope["method"]
         if len(scope.get("raw_path") or b"") + len(scope.get("query_string", b"")) > MAX_URL_BYTES:
             raise URITooLongError(f"The URL is longer than {MAX_URL_BYTES} bytes.")
+        if sum(len(k) + len(v) for k, v in scope["headers"]) > MAX_HEADER_BYTES:
+            raise HeadersTooLargeError(f"The request headers exceed {MAX_HEADER_BYTES} bytes.")
         if self.router.under_base(path):
             if method not in ("GET", "HEAD"):
                 raise MethodNotAllowedError(f"{method} is not allowed: this API is read-only.")

@@ -97,7 +97,8 @@ def _standard_summary(record: dict[str, Any]) -> dict[str, Any]:
 
 def build_server(store: Store) -> MCPServer:
     """The MCP server over `store`, with the hosted server's tools."""
-    server = MCPServer("edukg", instructions=INSTRUCTIONS, version=__version__)
+    # log_level: the SDK configures root logging when none is set up; keep it to warnings.
+    server = MCPServer("edukg", instructions=INSTRUCTIONS, version=__version__, log_level="WARNING")
 
     def substandards(case_uuid: str) -> list[dict[str, Any]]:
         page = service.linked(store, case_uuid, "child", None, MAX_SUBSTANDARDS)

@@ -217,6 +217,7 @@ _LOG_CONFIG: dict[str, object] = {
             "stream": "ext://sys.stdout",
         },
     },
+    "root": {"handlers": ["stderr"], "level": "WARNING"},
     "loggers": {
         "uvicorn": {"handlers": ["stderr"], "level": "INFO", "propagate": False},
         "edukg": {"handlers": ["stderr"], "level": "INFO", "propagate": False},

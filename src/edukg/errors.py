@@ -54,6 +54,13 @@ class URITooLongError(ApiError):
     error = "URITooLongError"
 
 
+class HeadersTooLargeError(ApiError):
+    """Request headers beyond any legitimate size: 431."""
+
+    status = 431
+    error = "HeadersTooLargeError"
+
+
 class RateLimitError(ApiError):
     """The key's rate limit is spent: 429, with Retry-After."""
 

@@ -15,6 +15,7 @@ _ERROR_TEXT = {
     404: "Not found",
     405: "Method not allowed: the API answers GET (and HEAD) only",
     414: "The URL is too long",
+    431: "The request headers are too large",
     429: "Rate limit exceeded: see the Retry-After header",
     500: "Internal server error (no internals are disclosed)",
     503: "No data loaded yet, or the database cannot be reached",
@@ -63,7 +64,7 @@ def _operation(op: Operation) -> dict[str, Any]:
             "content": {"application/json": {"schema": op.response_schema}},
         }
     }
-    statuses = sorted({*op.statuses, 414, *((404,) if op.not_found else ())})
+    statuses = sorted({*op.statuses, 414, 431, *((404,) if op.not_found else ())})
     for status in statuses:
         if status != 200:
             responses[str(status)] = _error_response(status)
