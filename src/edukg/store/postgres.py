@@ -161,8 +161,10 @@ class PostgresStore:
         return self._schema
 
     def _query(self, sql: str, params: Iterable[Any]) -> list[tuple[Any, ...]]:
+        # Only info() looks for a new version (a request calls it first), so every read of
+        # a request comes from the version its X-Data-Version header names.
         for attempt in (1, 2):
-            schema = self._current(force=attempt == 2)
+            schema = self._schema if attempt == 1 and self._schema else self._current(force=True)
             if schema is None:
                 return []
             try:
@@ -178,7 +180,7 @@ class PostgresStore:
         return []
 
     def info(self) -> DataInfo | None:
-        """The loaded version, or None."""
+        """The loaded version, or None; switches to a new one at most every `refresh` s."""
         self._current()
         return self._info
 

@@ -39,7 +39,11 @@ class SqliteStore:
         self._stamp: tuple[int, int, int] | None = None
         self._info: DataInfo | None = None
 
-    def _connection(self) -> sqlite3.Connection | None:
+    def _connection(self, refresh: bool = False) -> sqlite3.Connection | None:
+        # Only info() looks for a new file: a request calls it first, so all its reads
+        # come from one version even if a load switches files meanwhile.
+        if self._conn is not None and not refresh:
+            return self._conn
         try:
             st = os.stat(self._path)
         except FileNotFoundError:
@@ -77,8 +81,8 @@ class SqliteStore:
             old.close()
 
     def info(self) -> DataInfo | None:
-        """The loaded version, or None when nothing is loaded."""
-        self._connection()
+        """The loaded version, or None when nothing is loaded; switches to a new load."""
+        self._connection(refresh=True)
         return self._info
 
     def by_identifier(self, identifier: str, kind: str) -> Found | None:
@@ -126,7 +130,7 @@ class SqliteStore:
 
     def export_lines(self, relationships: bool) -> Iterator[bytes]:
         """Stored lines, ordered by identifier."""
-        conn = self._connection()
+        conn = self._connection(refresh=True)
         if conn is None:
             return
         table = "edges" if relationships else "nodes"

@@ -1,0 +1,216 @@
+"""Faults under load: reloads while serving, a database that goes away, shutdown."""
+
+from __future__ import annotations
+
+import os
+import pwd
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from edukg.app import EdukgApp
+from edukg.cli import build_demo
+from edukg.config import Settings
+from edukg.ingest.builder import load
+from edukg.ingest.demo import demo_case_uuid, demo_framework_case_uuid, demo_lines
+from edukg.store import open_key_store
+from tests.conftest import Api, error_of
+from tests.support import BASE, ServerThread
+from tests.test_cli import free_port, stop, wait_for
+from tests.test_load import write_export
+
+NF1 = demo_case_uuid("ms-math", "3.NF.A.1")
+
+
+def version_lines(n: int) -> list[bytes]:
+    """The demo graph, with 3.NF.A.1's statement marked as version n."""
+    return [
+        x.replace(b"Understand a unit fraction", f"[v{n}] Understand a unit fraction".encode())
+        for x in demo_lines()
+    ]
+
+
+def test_hot_reload_under_load(tmp_path: Path, fresh_db: str, serve: Callable[[str], Api]) -> None:
+    exports = [write_export(tmp_path / f"v{n}", version_lines(n)) for n in range(4)]
+    load([str(exports[0])], fresh_db, "0")
+    api = serve(fresh_db)
+    outcomes: Counter[str] = Counter()
+    problems: list[str] = []
+    done = threading.Event()
+
+    def hammer() -> None:
+        client = httpx.Client(base_url=api.server.url, headers={"x-api-key": api.key}, timeout=10)
+        deadline = time.monotonic() + 30
+        while not done.is_set() and time.monotonic() < deadline:
+            r = client.get(f"{BASE}/academic-standards/{NF1}")
+            version = r.headers.get("x-data-version")
+            if r.status_code != 200:
+                problems.append(f"{r.status_code} {r.text[:200]}")
+            elif not r.json()["description"].startswith(f"[v{version}]"):
+                problems.append(f"body of another version than {version}")
+            outcomes[f"one:{version}"] += 1
+            # A paged walk: pages of one version, or a clear 400 telling to restart.
+            first = client.get(f"{BASE}/learning-components",
+                               params={"academicSubject": "Mathematics", "limit": 5})  # fmt: skip
+            cursor = first.json()["pagination"]["nextCursor"]
+            nxt = client.get(f"{BASE}/learning-components", params={
+                "academicSubject": "Mathematics", "limit": 5, "cursor": cursor})  # fmt: skip
+            if nxt.status_code == 400 and "Restart the walk" in nxt.json()["message"]:
+                outcomes["walk:restart"] += 1
+            elif nxt.status_code == 200:
+                same = nxt.headers["x-data-version"] == first.headers["x-data-version"]
+                outcomes["walk:ok" if same else "walk:mixed"] += 1
+            else:
+                problems.append(f"walk {nxt.status_code} {nxt.text[:200]}")
+        client.close()
+
+    workers = [threading.Thread(target=hammer) for _ in range(4)]
+    for t in workers:
+        t.start()
+    try:
+        for n in (1, 2, 3):
+            time.sleep(0.3)
+            load([str(exports[n])], fresh_db, str(n))
+        time.sleep(0.3)
+    finally:
+        done.set()
+        for t in workers:
+            t.join(timeout=30)
+    assert problems == []
+    assert outcomes["walk:mixed"] == 0
+    assert sum(v for k, v in outcomes.items() if k.startswith("one:")) > 20
+    assert outcomes["one:3"] > 0, outcomes  # the last version was served
+
+
+def _find_pg_bin() -> Path | None:
+    for root in sorted(Path("/usr/lib/postgresql").glob("*/bin"), reverse=True):
+        if (root / "initdb").is_file():
+            return root
+    found = shutil.which("initdb")
+    return Path(found).parent if found else None
+
+
+@pytest.fixture
+def private_postgres() -> Iterator[tuple[str, Callable[[], None], Callable[[], None]]]:
+    """A PostgreSQL cluster of this test's own, on its own port; never the shared one."""
+    bindir = _find_pg_bin()
+    if bindir is None:
+        pytest.skip("initdb and pg_ctl are not installed")
+    try:
+        user = pwd.getpwnam("postgres")
+    except KeyError:
+        pytest.skip("no postgres system user to run a private cluster as")
+    base = Path(tempfile.mkdtemp(prefix="edukg-pg-"))
+    os.chown(base, user.pw_uid, user.pw_gid)
+    data, port = base / "data", free_port()
+
+    def as_postgres(*cmd: str) -> subprocess.CompletedProcess[str]:
+        runner = [] if os.geteuid() == user.pw_uid else ["runuser", "-u", "postgres", "--"]
+        return subprocess.run([*runner, *cmd], capture_output=True, text=True, check=False)
+
+    made = as_postgres(str(bindir / "initdb"), "-D", str(data), "-U", "postgres", "--auth=trust",
+                       "-E", "UTF8")  # fmt: skip
+    if made.returncode != 0:
+        pytest.skip(f"initdb failed here: {made.stderr.strip()[:300]}")
+    options = f"-p {port} -k {base} -c listen_addresses=127.0.0.1 -c fsync=off"
+
+    def start() -> None:
+        ran = as_postgres(str(bindir / "pg_ctl"), "-D", str(data), "-o", options, "-w", "-l",
+                          str(base / "log"), "start")  # fmt: skip
+        assert ran.returncode == 0, ran.stderr + (base / "log").read_text()
+
+    def halt() -> None:
+        as_postgres(str(bindir / "pg_ctl"), "-D", str(data), "-m", "fast", "-w", "stop")
+
+    start()
+    try:
+        yield f"postgresql://postgres@127.0.0.1:{port}/postgres", halt, start
+    finally:
+        halt()
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def test_database_outage_gives_503_and_recovers(
+    private_postgres: tuple[str, Callable[[], None], Callable[[], None]],
+) -> None:
+    url, halt, start = private_postgres
+    build_demo(url)
+    keys = open_key_store(url)
+    key = keys.create("outage", rate=0)
+    keys.close()
+    server = ServerThread(EdukgApp(Settings(db=url, refresh=0))).start()
+    client = httpx.Client(base_url=server.url, headers={"x-api-key": key}, timeout=15)
+    path = f"{BASE}/academic-standards/{NF1}"
+    try:
+        assert client.get(path).status_code == 200
+        halt()
+        for _ in range(3):
+            started = time.monotonic()
+            body = error_of(client.get(path), 503, "ServiceUnavailableError")
+            assert "database" in body["message"]
+            assert time.monotonic() - started < 6  # fails fast, does not hang
+        error_of(client.get("/readyz"), 503, "ServiceUnavailableError")
+        start()
+        deadline = time.monotonic() + 30
+        while client.get(path).status_code != 200:  # recovers by itself
+            assert time.monotonic() < deadline, "service did not recover"
+            time.sleep(0.5)
+        assert client.get("/readyz").status_code == 200
+    finally:
+        client.close()
+        server.stop()
+
+
+def test_graceful_shutdown_finishes_in_flight_requests(tmp_path: Path) -> None:
+    db = str(tmp_path / "g.db")
+    build_demo(db)
+    keys = open_key_store(db)
+    key = keys.create("graceful", rate=0)
+    keys.close()
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "edukg.cli", "serve", "--db", db, "--port", str(port)],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )  # fmt: skip
+    try:
+        wait_for(f"http://127.0.0.1:{port}/healthz", proc)
+        # A large answer to a client that reads slowly: still on its way when the stop
+        # signal arrives, and delivered whole before the server exits.
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        sock.connect(("127.0.0.1", port))
+        framework = demo_framework_case_uuid("ms-math")
+        sock.sendall(
+            f"GET {BASE}/academic-standards?standardsFrameworkCaseIdentifierUUID={framework}"
+            f"&limit=1000 HTTP/1.1\r\nHost: x\r\nx-api-key: {key}\r\n"
+            "Connection: close\r\n\r\n".encode()
+        )
+        time.sleep(0.3)
+        proc.send_signal(signal.SIGTERM)
+        time.sleep(0.3)
+        reply = b""
+        while chunk := sock.recv(4096):
+            reply += chunk
+        sock.close()
+        head, _, body = reply.partition(b"\r\n\r\n")
+        assert head.startswith(b"HTTP/1.1 200"), head[:200]
+        length = int(next(h for h in head.split(b"\r\n") if h.lower().startswith(b"content-length"))
+                     .split(b":")[1])  # fmt: skip
+        assert len(body) == length > 40_000
+        # uvicorn shuts down gracefully, then re-raises the signal it caught.
+        assert proc.wait(timeout=20) in (0, -signal.SIGTERM)
+        assert proc.stdout is not None
+        assert "Finished server process" in proc.stdout.read()
+    finally:
+        stop(proc)
