@@ -39,8 +39,14 @@ format: setup
 	$(BIN)/ruff check --fix .
 	$(BIN)/ruff format .
 
+# About a minute: the load benchmark, then a 30-second soak.
 bench: setup
 	$(BIN)/python bench/load.py
+	$(BIN)/python bench/soak.py --seconds 30
+
+# The full soak: 2 minutes at 64 connections; zero errors and flat memory expected.
+soak: setup
+	$(BIN)/python bench/soak.py --seconds 120 --connections 64
 
 clean:
 	rm -rf $(VENV) build *.egg-info src/*.egg-info .pytest_cache .mypy_cache .ruff_cache
