@@ -155,7 +155,9 @@ def main() -> int:
           f"{args.workers} worker(s)")  # fmt: skip
     print(f"requests            {len(latencies):,}")
     print(f"errors              {len(errors)} {sorted(set(errors))[:5]}")
-    print(f"throughput          {len(latencies) / args.seconds:,.0f} requests/s (client on the same 2 cores)")
+    print(
+        f"throughput          {len(latencies) / args.seconds:,.0f} requests/s (client on the same 2 cores)"
+    )
     print(f"latency             p50 {pct(0.50):.2f} ms, p99 {pct(0.99):.2f} ms, "
           f"mean {statistics.fmean(latencies) * 1000:.2f} ms")  # fmt: skip
     print(f"server RSS (MiB)    first {memory[0] / 1024:.1f}, last {memory[-1] / 1024:.1f}, "

@@ -37,6 +37,7 @@ from edukg.errors import (
     ValidationError,
     error_body,
 )
+from edukg.explorer import Explorer
 from edukg.openapi import build_openapi
 from edukg.params import parse
 from edukg.ratelimit import Decision, Limiter, MemoryLimiter, RedisLimiter
@@ -82,6 +83,7 @@ class EdukgApp:
         self.openapi = build_openapi(settings.base_path, OPERATIONS)
         self._openapi_bytes = orjson.dumps(self.openapi)
         self._docs_bytes = render_docs(self.openapi)
+        self.explorer = Explorer(settings.base_path)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -177,6 +179,10 @@ class EdukgApp:
             return 200, self._openapi_bytes, [_JSON]
         if path in ("/docs", "/docs/"):
             return 200, self._docs_bytes, [(b"content-type", b"text/html; charset=utf-8")]
+        if Explorer.owns(path):
+            answer = self.explorer.respond(path)
+            if answer is not None:
+                return answer
         raise NotFoundError(f"Nothing at {path}. The API lives under {self.router.base_path}/.")
 
     async def _mcp(self, scope: Scope, receive: Receive, send: Send) -> None:

@@ -249,6 +249,7 @@ def cmd_quickstart(args: argparse.Namespace) -> int:
     print(  # plain print: a wrapped key or curl line could not be copied
         f"\nedukg {__version__} is starting.\n"
         f"  API:       {url}{base}\n"
+        f"  Explorer:  {url}/explore\n"
         f"  Docs:      {url}/docs\n"
         f"  Health:    {url}/healthz\n"
         f"  API key:   {key}   (named {name}; revoke with: edukg keys revoke {name})\n\n"

@@ -28,6 +28,7 @@ from edukg.store.base import (
     GROUPING_DETAIL,
     LESSON,
     LESSON_META,
+    PARENTS,
     SCOPE_FULL,
     SCOPE_SUMMARY,
     SKILL,
@@ -112,6 +113,22 @@ def linked(store: Store, case_uuid: str, relation: str, after: str | None, limit
     if found is None:
         raise _no_standard(case_uuid)
     return _page(store, Linked(relation, found.identifier), after, limit)
+
+
+def ancestors(store: Store, case_uuid: str) -> list[bytes]:
+    """The chain of parents of a standard, its framework first, its parent last."""
+    found = standard(store, case_uuid)
+    chain: list[bytes] = []
+    seen = {found.identifier}
+    node = found.identifier
+    for _ in range(64):  # deeper than any framework; stops a cycle in bad data
+        parents = store.page(Linked(PARENTS, node), None, 1)
+        if not parents or parents[0][0] in seen:
+            break
+        node, doc = parents[0]
+        seen.add(node)
+        chain.append(doc)
+    return chain[::-1]
 
 
 def learning_components_of(store: Store, case_uuid: str, after: str | None, limit: int) -> Page:

@@ -43,6 +43,12 @@ def _linked(relation: str) -> Callable[[Call], bytes]:
     return handler
 
 
+def _ancestors(call: Call) -> bytes:
+    chain = service.ancestors(call.store, call.values["caseIdentifierUUID"])
+    pagination = b'{"limit":%d,"nextCursor":null,"hasMore":false}' % len(chain)
+    return b'{"data":[' + b",".join(chain) + b'],"pagination":' + pagination + b"}"
+
+
 def _crosswalks(call: Call) -> bytes:
     v = call.values
     page = service.crosswalks(
@@ -158,6 +164,33 @@ OPERATIONS = (
         COMPONENTS,
         "LearningComponent",
         "Learning components that `supports` the standard. Full records.",
+    ),
+    Operation(
+        path="/academic-standards/{caseIdentifierUUID}/ancestors",
+        operation_id="listAncestorAcademicStandards",
+        summary="Ancestors of a standard (edukg extension)",
+        description="The framework, then every enclosing item down to the standard's "
+        "parent, following `hasChild` upwards: for breadcrumbs. Not in the hosted API.",
+        handler=_ancestors,
+        response_schema={
+            "type": "object",
+            "required": ["data", "pagination"],
+            "properties": {
+                "data": {
+                    "type": "array",
+                    "items": {
+                        "oneOf": [
+                            ref("StandardsFramework"),
+                            ref("StandardsFrameworkItem"),
+                        ]
+                    },
+                },
+                "pagination": ref("Pagination"),
+            },
+        },
+        params=(CASE_UUID_PATH,),
+        tags=TAGS,
+        not_found=True,
     ),
     Operation(
         path="/academic-standards/{caseIdentifierUUID}/crosswalks",

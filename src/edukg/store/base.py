@@ -51,6 +51,7 @@ CHILDREN, PREREQUISITES, BUILDS_TOWARDS, RELATED, COMPONENTS = (
     "related",
     "lc",
 )
+PARENTS = "parent"
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ from edukg.store.base import (
     CHILDREN,
     COMPONENTS,
     CROSSWALK,
+    PARENTS,
     PREREQUISITES,
     RELATED,
     Linked,
@@ -26,6 +27,7 @@ from edukg.store.base import (
 # Neighbour lists: (relation, edge label, node column, other column).
 LINKS = (
     (CHILDREN, "hasChild", "source", "target"),
+    (PARENTS, "hasChild", "target", "source"),
     (PREREQUISITES, "buildsTowards", "target", "source"),
     (BUILDS_TOWARDS, "buildsTowards", "source", "target"),
     (RELATED, "relatesTo", "source", "target"),

@@ -1,0 +1,315 @@
+// edukg explorer: a plain page over the public API, with the user's own key.
+// The key lives in this tab's session storage only: never in a URL or a cookie.
+(() => {
+  "use strict";
+  const API = document.querySelector('meta[name="edukg-api"]').content;
+  const ROOT = new URL(document.querySelector(".brand").href).pathname.replace(/\/$/, "");
+  const main = document.getElementById("main");
+  const statusBox = document.getElementById("status");
+  const keyInput = document.getElementById("key");
+  const KEY = "edukg-key";
+
+  // ---- small helpers ---------------------------------------------------------------
+  const esc = (s) => String(s ?? "").replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;",
+    ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
+  const el = (html) => { const t = document.createElement("template"); t.innerHTML = html.trim(); return t.content.firstElementChild; };
+  const say = (text, isError = false) => { statusBox.textContent = text; statusBox.classList.toggle("error", isError); };
+  const natural = (a, b) => String(a ?? "").localeCompare(String(b ?? ""), undefined, { numeric: true });
+
+  class Problem extends Error {
+    constructor(status, message, retryAfter) { super(message); this.status = status; this.retryAfter = retryAfter; }
+  }
+
+  function explain(err) {
+    if (!(err instanceof Problem)) return `The request failed: ${err.message}. Check that the server is running.`;
+    switch (err.status) {
+      case 401: return "The API did not accept your key. Enter a valid key above (an administrator makes one with: edukg keys create NAME).";
+      case 404: return `Not found. ${err.message}`;
+      case 429: return `Too many requests for this key. Wait ${err.retryAfter || "a few"} seconds, then try again.`;
+      case 503: return "The server has no data loaded, or cannot reach its database. Try again shortly.";
+      default: return `Something went wrong (${err.status}): ${err.message}`;
+    }
+  }
+
+  async function api(path, params = {}) {
+    const key = sessionStorage.getItem(KEY);
+    if (!key) throw new Problem(401, "No key entered.");
+    const query = new URLSearchParams();
+    for (const [k, v] of Object.entries(params)) {
+      for (const one of Array.isArray(v) ? v : [v]) if (one !== undefined && one !== null && one !== "") query.append(k, one);
+    }
+    const url = API + path + (query.toString() ? `?${query}` : "");
+    const response = await fetch(url, { headers: { "x-api-key": key } });
+    const body = await response.json().catch(() => ({}));
+    if (!response.ok) throw new Problem(response.status, body.message || response.statusText, response.headers.get("retry-after"));
+    return body;
+  }
+
+  async function all(path, params = {}) {  // follow nextCursor to the end
+    let out = [], cursor = null;
+    for (let i = 0; i < 200; i++) {
+      const page = await api(path, { ...params, limit: 1000, cursor });
+      out = out.concat(page.data);
+      if (!page.pagination.hasMore) return out;
+      cursor = page.pagination.nextCursor;
+    }
+    return out;
+  }
+
+  // ---- statements: LaTeX-style math as MathML, markdown emphasis -------------------
+  const SYMBOLS = { times: "×", div: "÷", cdot: "·", neq: "≠", ne: "≠", leq: "≤", le: "≤", geq: "≥", ge: "≥",
+    pm: "±", pi: "π", theta: "θ", circ: "∘", degree: "°", infty: "∞", approx: "≈", lt: "<", gt: ">",
+    ldots: "…", cdots: "⋯", angle: "∠", triangle: "△", perp: "⊥", parallel: "∥", rightarrow: "→" };
+
+  function mathml(src) {
+    let i = 0;
+    const atom = () => {
+      while (src[i] === " ") i++;
+      const c = src[i];
+      if (c === undefined || c === "}") return null;
+      if (c === "{") { i++; const inner = seq("}"); i++; return `<mrow>${inner}</mrow>`; }
+      if (c === "\\") {
+        const m = /^\\([a-zA-Z]+|.)/.exec(src.slice(i)); i += m[0].length;
+        const name = m[1];
+        if (name === "frac" || name === "dfrac") { const a = atom(), b = atom(); return `<mfrac>${a || ""}${b || ""}</mfrac>`; }
+        if (name === "sqrt") return `<msqrt>${atom() || ""}</msqrt>`;
+        if (name === "left" || name === "right") return atom() || "";
+        if (name === "text" || name === "mathrm") { const t = atom() || ""; return `<mtext>${t.replace(/<[^>]+>/g, "")}</mtext>`; }
+        if (SYMBOLS[name]) return `<mo>${SYMBOLS[name]}</mo>`;
+        return `<mi>${esc(name.length === 1 ? name : "\\" + name)}</mi>`;
+      }
+      const num = /^[0-9]+(?:[.,][0-9]+)*/.exec(src.slice(i));
+      if (num) { i += num[0].length; return `<mn>${esc(num[0])}</mn>`; }
+      i++;
+      if (/[a-zA-Z]/.test(c)) return `<mi>${c}</mi>`;
+      return `<mo>${esc(c)}</mo>`;
+    };
+    const seq = (end) => {
+      let out = "";
+      while (i < src.length && src[i] !== end) {
+        let base = atom();
+        if (base === null) break;
+        while (src[i] === "^" || src[i] === "_") {
+          const op = src[i++]; const script = atom() || "";
+          base = op === "^" ? `<msup><mrow>${base}</mrow>${script}</msup>` : `<msub><mrow>${base}</mrow>${script}</msub>`;
+        }
+        out += base;
+      }
+      return out;
+    };
+    return `<math><mrow>${seq(undefined)}</mrow></math>`;
+  }
+
+  function emphasis(text) {
+    return esc(text).replace(/\*\*([^*]+)\*\*/g, "<strong>$1</strong>").replace(/\*([^*]+)\*/g, "<em>$1</em>");
+  }
+
+  function statement(text) {
+    // Math between $...$ becomes MathML; emphasis applies around it (and may wrap it).
+    const maths = [];
+    const marked = String(text ?? "").replace(/\$([^$]+)\$/g, (_, m) => { maths.push(mathml(m)); return `\u0002${maths.length - 1}\u0002`; });
+    return emphasis(marked).replace(/\u0002(\d+)\u0002/g, (_, n) => maths[Number(n)]);
+  }
+
+  const grades = (g) => (g || []).length > 6 ? `<span class="chip">Grades ${esc(g[0])}–${esc(g[g.length - 1])}</span>`
+    : (g || []).map((x) => `<span class="chip">Grade ${esc(x)}</span>`).join("");
+  const link = (path) => `${ROOT}${path}`;
+
+  // ---- views -------------------------------------------------------------------------
+  async function home() {
+    document.title = "edukg explorer";
+    main.innerHTML = `<h1>Browse standards frameworks</h1>
+      <div class="filters">
+        <label for="jur">Jurisdiction <select id="jur"><option value="">All</option></select></label>
+        <label for="subj">Subject <select id="subj"><option value="">All</option></select></label>
+      </div>
+      <ul class="plain fw-list" id="fws" aria-label="Frameworks"></ul>`;
+    const frameworks = await all("/standards-frameworks");
+    const jur = main.querySelector("#jur"), subj = main.querySelector("#subj"), list = main.querySelector("#fws");
+    for (const [select, field] of [[jur, "jurisdiction"], [subj, "academicSubject"]]) {
+      for (const v of [...new Set(frameworks.map((f) => f[field]).filter(Boolean))].sort()) select.append(new Option(v, v));
+    }
+    const draw = () => {
+      const shown = frameworks.filter((f) => (!jur.value || f.jurisdiction === jur.value) && (!subj.value || f.academicSubject === subj.value));
+      list.innerHTML = shown.map((f) => `<li><a href="${link(`/frameworks/${f.caseIdentifierUUID}`)}">${esc(f.name)}</a>
+        <span class="chip">${esc(f.jurisdiction)}</span><span class="chip">${esc(f.academicSubject)}</span>
+        <span class="muted">${esc(f.adoptionStatus || "")}</span></li>`).join("") || "<li>No framework matches these filters.</li>";
+    };
+    jur.onchange = subj.onchange = draw;
+    draw();
+    say(`${frameworks.length} frameworks.`);
+  }
+
+  function nodeItem(item) {
+    const li = el(`<li><div class="node">
+      ${item.hasChildren ? `<button class="toggle" aria-expanded="false" aria-label="Show children of ${esc(item.statementCode || "this item")}">+</button>` : '<span class="toggle" aria-hidden="true"></span>'}
+      <span class="text">${item.statementCode ? `<span class="code">${esc(item.statementCode)}</span>` : ""}${grades(item.gradeLevel)}
+        <a href="${link(`/standards/${item.caseIdentifierUUID}`)}">${statement(item.description || "(no statement)")}</a></span>
+    </div></li>`);
+    const toggle = li.querySelector("button.toggle");
+    if (toggle) {
+      toggle.addEventListener("click", async () => {
+        const open = toggle.getAttribute("aria-expanded") === "true";
+        const existing = li.querySelector(":scope > ul");
+        if (open) { toggle.setAttribute("aria-expanded", "false"); toggle.textContent = "+"; if (existing) existing.hidden = true; return; }
+        toggle.setAttribute("aria-expanded", "true"); toggle.textContent = "−";
+        if (existing) { existing.hidden = false; return; }
+        try {
+          const kids = (await all(`/academic-standards/${item.caseIdentifierUUID}/children`)).sort((a, b) => natural(a.statementCode, b.statementCode));
+          const ul = document.createElement("ul");
+          kids.forEach((k) => ul.append(nodeItem(k)));
+          li.append(ul);
+        } catch (err) { say(explain(err), true); }
+      });
+    }
+    return li;
+  }
+
+  let frameworkItems = { uuid: null, items: null };
+
+  async function framework(uuid) {
+    const frameworks = await all("/standards-frameworks", { includeNonCurrent: "true" });
+    const fw = frameworks.find((f) => f.caseIdentifierUUID === uuid);
+    if (!fw) throw new Problem(404, "No framework with that identifier is loaded.");
+    document.title = `${fw.name} · edukg explorer`;
+    main.innerHTML = `<nav class="crumbs" aria-label="Breadcrumbs"><ol><li><a href="${link("/")}">Frameworks</a></li><li>${esc(fw.name)}</li></ol></nav>
+      <h1>${esc(fw.name)}</h1>
+      <p><span class="chip">${esc(fw.jurisdiction)}</span><span class="chip">${esc(fw.academicSubject)}</span></p>
+      <form class="search" role="search" id="find">
+        <label for="q" class="muted">Find in this framework, by code (e.g. 3.NF.A.1) or words</label>
+        <input id="q" name="q" type="search" placeholder="code or words">
+        <button class="primary" type="submit">Find</button>
+      </form>
+      <section aria-labelledby="found-h" id="found" hidden><h2 id="found-h">Results</h2><ul class="plain fw-list" id="results"></ul></section>
+      <section aria-labelledby="tree-h"><h2 id="tree-h">Hierarchy</h2><div class="tree"><ul id="tree"></ul></div></section>`;
+    const top = (await all(`/academic-standards/${uuid}/children`)).sort((a, b) => natural(a.statementCode, b.statementCode));
+    const tree = main.querySelector("#tree");
+    top.forEach((item) => tree.append(nodeItem(item)));
+    main.querySelector("#find").addEventListener("submit", async (ev) => {
+      ev.preventDefault();
+      const q = main.querySelector("#q").value.trim();
+      if (!q) return;
+      say("Searching…");
+      try {
+        if (frameworkItems.uuid !== uuid) frameworkItems = { uuid, items: await all("/academic-standards", { standardsFrameworkCaseIdentifierUUID: uuid }) };
+        const code = q.toUpperCase(), words = q.toLowerCase().split(/\s+/);
+        const hits = frameworkItems.items.filter((s) => {
+          const c = (s.statementCode || "").toUpperCase();
+          return c === code || c.startsWith(code + ".") || words.every((w) => (s.description || "").toLowerCase().includes(w));
+        }).sort((a, b) => natural(a.statementCode, b.statementCode));
+        main.querySelector("#found").hidden = false;
+        main.querySelector("#results").innerHTML = hits.slice(0, 50).map((s) => `<li>${s.statementCode ? `<span class="code">${esc(s.statementCode)}</span>` : ""}
+          <a href="${link(`/standards/${s.caseIdentifierUUID}`)}">${statement(s.description)}</a></li>`).join("") || "<li>Nothing matched.</li>";
+        say(hits.length > 50 ? `${hits.length} matches; the first 50 are shown.` : `${hits.length} match${hits.length === 1 ? "" : "es"}.`);
+      } catch (err) { say(explain(err), true); }
+    });
+    say(`${top.length} top-level items. Expand a row to see its children.`);
+  }
+
+  function progressionSvg(center, before, after) {
+    const W = 720, rowH = 46, boxW = 200, boxH = 34;
+    const rows = Math.max(before.length, after.length, 1);
+    const H = rows * rowH + 20;
+    const cy = H / 2;
+    const box = (s, x, y, cls) => `<a class="${cls}" href="${link(`/standards/${s.caseIdentifierUUID}`)}" aria-label="${esc(s.statementCode || "standard")}: ${esc((s.description || "").slice(0, 80))}">
+      <rect x="${x}" y="${y - boxH / 2}" width="${boxW}" height="${boxH}" rx="6"></rect>
+      <text x="${x + 8}" y="${y + 4}">${esc((s.statementCode || "") + " " + (s.description || "").slice(0, 16))}…</text></a>`;
+    const col = (list, x) => list.map((s, n) => ({ s, x, y: (H - list.length * rowH) / 2 + n * rowH + rowH / 2 }));
+    const left = col(before, 10), right = col(after, W - boxW - 10);
+    const mid = (W - boxW) / 2;
+    const lines = [...left.map((p) => `<line x1="${p.x + boxW}" y1="${p.y}" x2="${mid - 4}" y2="${cy}"></line>`),
+      ...right.map((p) => `<line x1="${mid + boxW}" y1="${cy}" x2="${p.x - 4}" y2="${p.y}"></line>`)].join("");
+    return `<svg viewBox="0 0 ${W} ${H}" role="group" aria-label="Learning progression: prerequisites on the left, this standard in the middle, what it builds towards on the right">
+      <defs><marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto"><path d="M0,0 L10,5 L0,10 z" fill="#6b7280"></path></marker></defs>
+      ${lines}${left.map((p) => box(p.s, p.x, p.y, "before")).join("")}${box(center, mid, cy, "center")}${right.map((p) => box(p.s, p.x, p.y, "after")).join("")}</svg>`;
+  }
+
+  async function standardPage(uuid) {
+    const s = await api(`/academic-standards/${uuid}`);
+    const [chain, kids, lcs, xw, before, after, lessons] = await Promise.all([
+      api(`/academic-standards/${uuid}/ancestors`).then((r) => r.data),
+      s.hasChildren ? all(`/academic-standards/${uuid}/children`) : [],
+      all(`/academic-standards/${uuid}/learning-components`),
+      all(`/academic-standards/${uuid}/crosswalks`),
+      all(`/academic-standards/${uuid}/prerequisites`),
+      all(`/academic-standards/${uuid}/builds-towards`),
+      all(`/academic-standards/${uuid}/lessons`).catch(() => []),
+    ]);
+    document.title = `${s.statementCode || "Standard"} · edukg explorer`;
+    const crumbs = chain.map((c, n) => n === 0
+      ? `<li><a href="${link(`/frameworks/${c.caseIdentifierUUID}`)}">${esc(c.name)}</a></li>`
+      : `<li><a href="${link(`/standards/${c.caseIdentifierUUID}`)}">${esc(c.statementCode || (c.description || "").slice(0, 30))}</a></li>`).join("");
+    kids.sort((a, b) => natural(a.statementCode, b.statementCode));
+    main.innerHTML = `<nav class="crumbs" aria-label="Breadcrumbs"><ol><li><a href="${link("/")}">Frameworks</a></li>${crumbs}</ol></nav>
+      <h1>${s.statementCode ? `<span class="code">${esc(s.statementCode)}</span>` : ""}${esc(s.jurisdiction)} ${esc(s.academicSubject)}</h1>
+      <p class="statement">${statement(s.description)}</p>
+      ${s.notes ? `<p class="muted">${statement(s.notes)}</p>` : ""}
+      <dl class="facts">
+        <dt>Code</dt><dd>${esc(s.statementCode || "—")}</dd>
+        <dt>Grades</dt><dd>${grades(s.gradeLevel) || "—"}</dd>
+        <dt>Type</dt><dd>${esc(s.statementType || "—")} (${esc(s.normalizedStatementType || "—")})</dd>
+        <dt>Jurisdiction</dt><dd>${esc(s.jurisdiction)}</dd>
+        <dt>Attribution</dt><dd>${esc(s.attributionStatement)}</dd>
+        <dt>License</dt><dd>${s.license ? `<a href="${esc(s.license)}">${esc(s.license)}</a>` : "—"}</dd>
+      </dl>
+      <h2 id="prog-h">Learning progression</h2>
+      ${before.length || after.length ? `<div class="graph">${progressionSvg(s, before, after)}</div>` : '<p class="muted">No progression links for this standard.</p>'}
+      <h2>Children</h2>
+      ${kids.length ? `<ul class="plain fw-list">${kids.map((k) => `<li><span class="code">${esc(k.statementCode || "")}</span><a href="${link(`/standards/${k.caseIdentifierUUID}`)}">${statement(k.description)}</a></li>`).join("")}</ul>` : '<p class="muted">None.</p>'}
+      <h2>Learning components</h2>
+      ${lcs.length ? `<ul>${lcs.map((c) => `<li>${statement(c.description)}</li>`).join("")}</ul>` : '<p class="muted">None in the data.</p>'}
+      <h2>Crosswalks</h2>
+      ${xw.length ? `<table><thead><tr><th scope="col">Standard</th><th scope="col">Jurisdiction</th><th scope="col">Jaccard</th><th scope="col">Learning components (state / CCSS / shared)</th></tr></thead><tbody>
+        ${xw.map((x) => `<tr><td><a href="${link(`/standards/${x.caseIdentifierUUID}`)}">${esc(x.statementCode || "standard")}</a></td><td>${esc(x.jurisdiction)}</td>
+        <td><span class="bar-wrap" aria-hidden="true"><span class="bar" style="width:${Math.round((x.jaccard || 0) * 100)}%"></span></span>${(x.jaccard ?? 0).toFixed(2)}</td>
+        <td>${x.stateLCCount} / ${x.ccssLCCount} / ${x.sharedLCCount}</td></tr>`).join("")}</tbody></table>` : '<p class="muted">None.</p>'}
+      <h2>Aligned lessons</h2>
+      ${lessons.length ? `<ul>${lessons.map((l) => `<li>${esc(l.name)} <span class="muted">${esc(l.ordinalName || "")} · ${esc(l.courseCode || "")} · ${esc((l.curriculumAlignmentType || []).join(", "))}</span></li>`).join("")}</ul>` : '<p class="muted">None in the data.</p>'}`;
+    say("");
+  }
+
+  // ---- routing -----------------------------------------------------------------------
+  async function route() {
+    const path = location.pathname.startsWith(ROOT) ? location.pathname.slice(ROOT.length) : "/";
+    if (!sessionStorage.getItem(KEY)) {
+      main.innerHTML = `<h1>Welcome</h1><p>Enter your API key above to browse frameworks, read standards and see how they connect.</p>`;
+      say("Enter your API key to start.");
+      keyInput.focus();
+      return;
+    }
+    say("Loading…");
+    try {
+      let m;
+      if ((m = /^\/standards\/([0-9a-fA-F-]{36})\/?$/.exec(path))) await standardPage(m[1]);
+      else if ((m = /^\/frameworks\/([0-9a-fA-F-]{36})\/?$/.exec(path))) await framework(m[1]);
+      else await home();
+      const h1 = main.querySelector("h1");
+      if (h1) { h1.tabIndex = -1; }
+    } catch (err) {
+      main.innerHTML = `<h1>Could not load this page</h1><p>${esc(explain(err))}</p>`;
+      say(explain(err), true);
+    }
+  }
+
+  document.addEventListener("click", (ev) => {
+    const a = ev.target.closest("a[href]");
+    if (!a || a.origin !== location.origin || !a.pathname.startsWith(ROOT) || ev.ctrlKey || ev.metaKey || ev.shiftKey) return;
+    ev.preventDefault();
+    history.pushState(null, "", a.pathname);
+    route().then(() => main.focus());
+  });
+  window.addEventListener("popstate", route);
+  document.getElementById("key-form").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    const value = keyInput.value.trim();
+    if (value) sessionStorage.setItem(KEY, value);
+    keyInput.value = "";
+    keyInput.placeholder = value ? "key set for this tab" : "ekg_...";
+    route();
+  });
+  document.getElementById("forget").addEventListener("click", () => {
+    sessionStorage.removeItem(KEY); keyInput.placeholder = "ekg_..."; route();
+  });
+  if (sessionStorage.getItem(KEY)) keyInput.placeholder = "key set for this tab";
+  route();
+})();

@@ -1,0 +1,159 @@
+"""The web explorer in a real headless browser (Debian's Chromium, driven by Playwright)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from edukg.ingest.demo import demo_case_uuid
+from tests.conftest import Api
+from tests.support import ROOT
+
+CHROMIUM = os.environ.get("EDUKG_CHROMIUM", shutil.which("chromium") or "/usr/bin/chromium")
+SHOTS = ROOT / "artifacts" / "screenshots"
+FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync"]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    if not Path(CHROMIUM).is_file():
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"Chromium is required under CI=true but is not at {CHROMIUM}")
+        pytest.skip(f"no Chromium at {CHROMIUM} (Debian: apt-get install chromium)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        launched = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        yield launched
+        launched.close()
+
+
+@pytest.fixture
+def page(browser: object) -> Iterator[object]:
+    context = browser.new_context(viewport={"width": 1100, "height": 900})  # type: ignore[attr-defined]
+    made = context.new_page()
+    errors: list[str] = []
+    made.on("pageerror", lambda exc: errors.append(str(exc)))
+    yield made
+    context.close()
+    assert errors == [], errors
+
+
+def shot(page: object, name: str, backend: str) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"{name}-{backend}.png"), full_page=True)  # type: ignore[attr-defined]
+
+
+def enter_key(page: object, api: Api, key: str | None = None) -> None:
+    page.goto(f"{api.server.url}/explore")  # type: ignore[attr-defined]
+    page.fill("#key", key or api.key)  # type: ignore[attr-defined]
+    page.click("text=Use key")  # type: ignore[attr-defined]
+
+
+def backend_of(api: Api) -> str:
+    return "postgres" if "postgres" in str(api.http.get("/healthz").json()) else "demo"
+
+
+def test_drill_read_follow_search(page: object, demo: Api) -> None:
+    p = page
+    enter_key(p, demo)
+    p.wait_for_selector("#fws li a")  # type: ignore[attr-defined]
+    p.select_option("#jur", "Multi-State")  # type: ignore[attr-defined]
+    p.select_option("#subj", "Mathematics")  # type: ignore[attr-defined]
+    shot(p, "frameworks", "demo")
+    p.click("text=edukg Demo Mathematics Standards")  # type: ignore[attr-defined]
+    for code in ("4.NF", "4.NF.B", "4.NF.B.3"):
+        p.click(f"button[aria-label='Show children of {code}']")  # type: ignore[attr-defined]
+    p.wait_for_selector("text=4.NF.B.3.a")  # type: ignore[attr-defined]
+    toggle = p.locator("button[aria-label='Show children of 4.NF.B.3']")  # type: ignore[attr-defined]
+    assert toggle.get_attribute("aria-expanded") == "true"
+    shot(p, "tree", "demo")
+    p.click("li:has(> .node .code:text-is('4.NF.B.3.a')) > .node a")  # type: ignore[attr-defined]
+    p.wait_for_selector(".statement")  # type: ignore[attr-defined]
+    assert "/explore/standards/" + demo_case_uuid("ms-math", "4.NF.B.3.a") in p.url  # type: ignore[attr-defined]
+    crumbs = p.inner_text(".crumbs")  # type: ignore[attr-defined]
+    assert "edukg Demo Mathematics Standards" in crumbs and "4.NF.B.3" in crumbs
+    assert p.locator(".graph svg a.before").count() == 2  # type: ignore[attr-defined]
+    shot(p, "standard", "demo")
+    # Follow a prerequisite in the progression graph.
+    p.click(".graph a.before[aria-label^='3.NF.A.1']")  # type: ignore[attr-defined]
+    p.wait_for_url(f"**/explore/standards/{demo_case_uuid('ms-math', '3.NF.A.1')}")  # type: ignore[attr-defined]
+    p.wait_for_selector(".statement math")  # type: ignore[attr-defined]
+    assert "Understand a unit fraction" in p.inner_text(".statement")  # type: ignore[attr-defined]
+    assert p.locator(".statement math mfrac").count() >= 2  # type: ignore[attr-defined]
+    assert p.locator(".statement em").count() >= 1  # type: ignore[attr-defined]
+    assert "Sharing Sandwiches Fairly" in p.inner_text("main")  # type: ignore[attr-defined]
+    # Search by code within the framework.
+    p.click(".crumbs a >> nth=1")  # type: ignore[attr-defined]
+    p.fill("#q", "3.nf.a")  # type: ignore[attr-defined]
+    p.click("#find button")  # type: ignore[attr-defined]
+    p.wait_for_selector("#results li")  # type: ignore[attr-defined]
+    found = p.inner_text("#results")  # type: ignore[attr-defined]
+    assert "3.NF.A.1" in found and "3.NF.A.3.d" in found and "4.NF" not in found
+    p.fill("#q", "number line")  # type: ignore[attr-defined]
+    p.click("#find button")  # type: ignore[attr-defined]
+    p.wait_for_function("document.querySelector('#results').innerText.includes('3.NF.A.2')")  # type: ignore[attr-defined]
+    shot(p, "search", "demo")
+
+
+def test_bad_key_is_refused_in_plain_words(page: object, demo: Api) -> None:
+    enter_key(page, demo, key="ekg_not-a-key")
+    page.wait_for_selector(".status.error")  # type: ignore[attr-defined]
+    assert "did not accept your key" in page.inner_text("#status")  # type: ignore[attr-defined]
+    assert "ekg_not-a-key" not in page.url  # type: ignore[attr-defined]
+    cookies = page.context.cookies()  # type: ignore[attr-defined]
+    assert cookies == []
+
+
+def test_phone_width_and_keyboard(browser: object, demo: Api) -> None:
+    context = browser.new_context(viewport={"width": 390, "height": 844})  # type: ignore[attr-defined]
+    p = context.new_page()
+    enter_key(p, demo)
+    p.wait_for_selector("#fws li a")
+    width = p.evaluate("document.documentElement.scrollWidth")
+    assert width <= 390, width  # no sideways scrolling
+    p.goto(f"{demo.server.url}/explore/standards/{demo_case_uuid('ms-math', '4.NF.A.1')}")
+    p.wait_for_selector(".statement")
+    shot(p, "standard-phone", "demo")
+    # Everything is reachable with the keyboard: tab to the first link in main and open it.
+    p.focus("main")
+    p.keyboard.press("Tab")
+    focused = p.evaluate("document.activeElement.tagName")
+    assert focused in ("A", "BUTTON", "INPUT", "SELECT")
+    assert p.locator("h1").count() == 1 and p.locator("h2").count() >= 5
+    context.close()
+
+
+def test_sample_real_data(page: object, sample: Api) -> None:
+    p = page
+    enter_key(p, sample)
+    p.wait_for_selector("#fws li a")  # type: ignore[attr-defined]
+    p.click("text=California Common Core State Standards - Mathematics")  # type: ignore[attr-defined]
+    p.fill("#q", "3.NF.A.1")  # type: ignore[attr-defined]
+    p.click("#find button")  # type: ignore[attr-defined]
+    p.wait_for_selector("#results li a")  # type: ignore[attr-defined]
+    p.click("#results li a >> nth=0")  # type: ignore[attr-defined]
+    p.wait_for_selector(".statement")  # type: ignore[attr-defined]
+    text = p.inner_text("main")  # type: ignore[attr-defined]
+    assert "3.NF.A.1" in text and "California" in text
+    assert p.locator("table tbody tr").count() >= 1  # type: ignore[attr-defined]  # crosswalk
+    shot(p, "standard-sample", "sample")
+
+
+def test_assets_are_hashed_and_cached_long(demo: Api) -> None:
+    html = demo.http.get("/explore").text
+    for asset in ("explore.", ".js", ".css"):
+        assert asset in html
+    src = html.split('src="')[1].split('"')[0]
+    response = demo.http.get(src)
+    assert response.status_code == 200
+    assert "immutable" in response.headers["cache-control"]
+    assert demo.http.get("/explore").headers["cache-control"] == "no-cache"
+    assert "default-src 'self'" in demo.http.get("/explore").headers["content-security-policy"]
+    assert httpx.get(f"{demo.server.url}/explore/assets/nope.js").status_code == 404
