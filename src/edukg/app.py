@@ -20,7 +20,7 @@ from urllib.parse import parse_qsl
 
 import orjson
 
-from edukg import service
+from edukg import caching, service
 from edukg.api import OPERATIONS, Call
 from edukg.assistants import build_server, streamable_http_app
 from edukg.config import Settings
@@ -84,6 +84,8 @@ class EdukgApp:
         self._openapi_bytes = orjson.dumps(self.openapi)
         self._docs_bytes = render_docs(self.openapi)
         self.explorer = Explorer(settings.base_path)
+        # Private: responses sit behind a key, so shared caches must not keep them.
+        self._cache_control = f"private, max-age={settings.cache_max_age}".encode()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -126,9 +128,8 @@ class EdukgApp:
             (b"content-length", str(len(body)).encode()),
         ]
         await send({"type": "http.response.start", "status": status, "headers": headers})
-        await send(
-            {"type": "http.response.body", "body": b"" if scope["method"] == "HEAD" else body}
-        )
+        no_body = scope["method"] == "HEAD" or status == 304
+        await send({"type": "http.response.body", "body": b"" if no_body else body})
         if self.settings.access_log:
             self._log(scope, request_id, who, status, started)
 
@@ -167,8 +168,25 @@ class EdukgApp:
             op, path_params = matched
             values = parse(op.params, _query(scope), path_params)
             info = service.loaded(self.store)
+            gz = caching.wants_gzip(scope)
+            tag = caching.etag(info.content_id, scope, b"gzip" if gz else b"identity")
+            headers = [
+                _JSON,
+                (b"x-data-version", info.data_version.encode()),
+                (b"etag", tag),
+                (b"cache-control", self._cache_control),
+                (b"vary", b"Accept-Encoding"),
+            ]
+            condition = caching.if_none_match(scope)
+            if condition is not None and caching.matches(condition, tag):
+                return 304, b"", [h for h in headers if h is not _JSON]
             body = op.handler(Call(op.operation_id, values, self.store, info))
-            return 200, body, [_JSON, (b"x-data-version", info.data_version.encode())]
+            if gz and len(body) >= caching.GZIP_MIN_BYTES:
+                body = caching.compress(body)
+                headers.append((b"content-encoding", b"gzip"))
+            elif gz:  # the tag named gzip; small bodies go as they are, with their own tag
+                headers[2] = (b"etag", caching.etag(info.content_id, scope, b"identity"))
+            return 200, body, headers
         if method not in ("GET", "HEAD"):
             raise MethodNotAllowedError(f"{method} is not allowed here.")
         if path == "/healthz":

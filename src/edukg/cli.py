@@ -174,6 +174,7 @@ def _serve(args: argparse.Namespace, workers: int) -> None:
         ("EDUKG_RATE", args.rate),
         ("EDUKG_BURST", args.burst),
         ("EDUKG_REFRESH", args.refresh),
+        ("EDUKG_CACHE_MAX_AGE", args.cache_max_age),
     ):
         if value is not None:
             os.environ[name] = str(value)
@@ -311,6 +312,10 @@ def parser() -> argparse.ArgumentParser:
         cmd.add_argument(
             "--burst", type=int, default=None,
             help=f"default requests per key at once (default {DEFAULT_BURST})",
+        )  # fmt: skip
+        cmd.add_argument(
+            "--cache-max-age", type=int, default=None,
+            help="seconds clients may reuse a data response (Cache-Control; default 60)",
         )  # fmt: skip
         cmd.add_argument(
             "--no-access-log", action="store_true",

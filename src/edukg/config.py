@@ -43,7 +43,7 @@ class Settings:
 
     Each field has a flag of `edukg serve` and an environment variable (which is how
     `serve` hands them to its worker processes): EDUKG_DB, EDUKG_BASE_PATH,
-    EDUKG_READ_DB, EDUKG_REDIS, EDUKG_RATE, EDUKG_BURST, EDUKG_REFRESH, EDUKG_ACCESS_LOG.
+    EDUKG_READ_DB, EDUKG_REDIS, EDUKG_RATE, EDUKG_BURST, EDUKG_REFRESH, EDUKG_ACCESS_LOG, EDUKG_CACHE_MAX_AGE.
     """
 
     db: str = DEFAULT_DB
@@ -54,6 +54,7 @@ class Settings:
     burst: int = DEFAULT_BURST
     refresh: float = 1.0  # seconds between PostgreSQL readers' looks for a new version
     access_log: bool = False  # one JSON line per request on the `edukg.access` logger
+    cache_max_age: int = 60  # seconds clients may reuse a data response without asking
 
     @classmethod
     def from_env(cls) -> Settings:
@@ -68,4 +69,5 @@ class Settings:
             burst=int(env.get("EDUKG_BURST", DEFAULT_BURST)),
             refresh=float(env.get("EDUKG_REFRESH", 1.0)),
             access_log=env.get("EDUKG_ACCESS_LOG", "1") != "0",
+            cache_max_age=int(env.get("EDUKG_CACHE_MAX_AGE", 60)),
         )

@@ -9,6 +9,7 @@ from edukg.api.base import Operation
 from edukg.contract import component_schemas
 
 _ERROR_TEXT = {
+    304: "Not modified: the If-None-Match ETag is current",
     400: "Invalid request: a malformed, missing, repeated or out-of-range parameter, or a "
     "cursor this service did not issue or that belongs to other filters or older data",
     401: "Missing, unknown or revoked API key",
@@ -59,14 +60,20 @@ def _operation(op: Operation) -> dict[str, Any]:
             "headers": {
                 "X-Data-Version": _DATA_VERSION_HEADER,
                 "X-Request-Id": _REQUEST_ID_HEADER,
+                "ETag": {
+                    "description": "Strong validator of this response",
+                    "schema": {"type": "string"},
+                },
                 **_RATE_HEADERS,
             },
             "content": {"application/json": {"schema": op.response_schema}},
         }
     }
-    statuses = sorted({*op.statuses, 414, 431, *((404,) if op.not_found else ())})
+    statuses = sorted({*op.statuses, 304, 414, 431, *((404,) if op.not_found else ())})
     for status in statuses:
-        if status != 200:
+        if status == 304:
+            responses["304"] = {"description": _ERROR_TEXT[304]}
+        elif status != 200:
             responses[str(status)] = _error_response(status)
     parameters = []
     for p in op.params:

@@ -177,3 +177,9 @@ CASE_UUID_PATH = Param(
 )
 JURISDICTION = Param("jurisdiction", "enum", "Filter by jurisdiction", enum="Jurisdiction")
 SUBJECT = Param("academicSubject", "enum", "Filter by academic subject", enum="AcademicSubject")
+INCLUDE_NON_CURRENT = Param(
+    "includeNonCurrent",
+    "boolean",
+    "Include non-current (superseded) frameworks",
+    default=False,
+)

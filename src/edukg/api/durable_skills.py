@@ -5,7 +5,7 @@ from __future__ import annotations
 from edukg import service
 from edukg.api.base import Call, Operation, ref
 from edukg.contract import page_schema
-from edukg.params import CURSOR, LIMIT, Param
+from edukg.params import CURSOR, INCLUDE_NON_CURRENT, LIMIT, Param
 
 TAGS = ("Durable skills",)
 _SKILL_PATH = Param(
@@ -44,12 +44,7 @@ OPERATIONS = (
         handler=_frameworks,
         response_schema=page_schema("DurableSkillsFramework"),
         params=(
-            Param(
-                "includeNonCurrent",
-                "boolean",
-                "Include non-current (superseded) frameworks",
-                default=False,
-            ),
+            INCLUDE_NON_CURRENT,
             LIMIT,
             CURSOR,
         ),

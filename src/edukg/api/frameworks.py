@@ -5,7 +5,7 @@ from __future__ import annotations
 from edukg import service
 from edukg.api.base import Call, Operation
 from edukg.contract import page_schema
-from edukg.params import CURSOR, JURISDICTION, LIMIT, SUBJECT, Param
+from edukg.params import CURSOR, INCLUDE_NON_CURRENT, JURISDICTION, LIMIT, SUBJECT, Param
 
 
 def _list(call: Call) -> bytes:
@@ -34,12 +34,7 @@ OPERATIONS = (
             JURISDICTION,
             SUBJECT,
             Param("adoptionStatus", "enum", "Filter by adoption status", enum="AdoptionStatus"),
-            Param(
-                "includeNonCurrent",
-                "boolean",
-                "Include non-current (superseded) frameworks",
-                default=False,
-            ),
+            INCLUDE_NON_CURRENT,
             LIMIT,
             CURSOR,
         ),

@@ -1,0 +1,85 @@
+"""HTTP caching: strong ETags from the data's content id, 304s, Cache-Control, gzip."""
+
+from __future__ import annotations
+
+import gzip
+from collections.abc import Callable
+from pathlib import Path
+
+import httpx
+
+from edukg.cli import build_demo
+from edukg.ingest.builder import load
+from edukg.ingest.demo import demo_framework_case_uuid, demo_lines
+from tests.conftest import Api
+from tests.support import BASE
+from tests.test_load import write_export
+
+MS = demo_framework_case_uuid("ms-math")
+BIG = f"{BASE}/academic-standards?standardsFrameworkCaseIdentifierUUID={MS}&limit=1000"
+SMALL = f"{BASE}/standards-frameworks?jurisdiction=Vermont"
+
+
+class Raw:
+    """A response with its body exactly as sent (httpx would decompress it)."""
+
+    def __init__(self, response: httpx.Response, content: bytes) -> None:
+        self.status_code = response.status_code
+        self.headers = response.headers
+        self.content = content
+
+
+def raw(api: Api, path: str, **headers: str) -> Raw:
+    with httpx.Client(base_url=api.server.url) as client:
+        request = client.build_request("GET", path, headers={"x-api-key": api.key, **headers})
+        response = client.send(request, stream=True)
+        content = b"".join(response.iter_raw())
+        response.close()
+        return Raw(response, content)
+
+
+def test_etag_cache_control_and_304(demo: Api) -> None:
+    first = raw(demo, SMALL, **{"accept-encoding": "identity"})
+    tag = first.headers["etag"]
+    assert tag.startswith('"') and len(tag) > 20
+    assert first.headers["cache-control"] == "private, max-age=60"
+    assert first.headers["vary"] == "Accept-Encoding"
+    again = raw(demo, SMALL, **{"accept-encoding": "identity", "if-none-match": tag})
+    assert again.status_code == 304 and again.content == b""
+    assert again.headers["etag"] == tag
+    other = raw(demo, SMALL, **{"accept-encoding": "identity", "if-none-match": '"stale"'})
+    assert other.status_code == 200 and other.content == first.content
+    # Another URL has another tag.
+    assert raw(demo, SMALL + "&limit=5").headers["etag"] != tag
+
+
+def test_gzip_for_large_bodies_only(demo: Api) -> None:
+    plain = raw(demo, BIG, **{"accept-encoding": "identity"})
+    zipped = raw(demo, BIG, **{"accept-encoding": "gzip, deflate"})
+    assert "content-encoding" not in plain.headers
+    assert zipped.headers["content-encoding"] == "gzip"
+    assert gzip.decompress(zipped.content) == plain.content
+    assert len(zipped.content) < len(plain.content) / 3
+    assert zipped.headers["etag"] != plain.headers["etag"]  # the tag names the encoding
+    small = raw(demo, SMALL, **{"accept-encoding": "gzip"})
+    assert "content-encoding" not in small.headers
+    assert (
+        small.headers["etag"] == raw(demo, SMALL, **{"accept-encoding": "identity"}).headers["etag"]
+    )
+    refused = raw(demo, BIG, **{"accept-encoding": "gzip;q=0"})
+    assert "content-encoding" not in refused.headers
+    cached = raw(demo, BIG, **{"accept-encoding": "gzip", "if-none-match": zipped.headers["etag"]})
+    assert cached.status_code == 304
+
+
+def test_etag_changes_with_the_data_not_the_label(
+    tmp_path: Path, fresh_db: str, serve: Callable[[str], Api]
+) -> None:
+    build_demo(fresh_db)
+    api = serve(fresh_db)
+    before = raw(api, SMALL).headers["etag"]
+    changed = [line + b" " for line in demo_lines()]  # the same records in other bytes
+    load([str(write_export(tmp_path / "v2", changed))], fresh_db, "demo")  # same label
+    after = raw(api, SMALL, **{"if-none-match": before})
+    assert after.status_code == 200  # the old tag no longer matches
+    assert after.headers["etag"] != before
