@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -261,6 +262,21 @@ def cmd_quickstart(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_generate(args: argparse.Namespace) -> int:
+    from edukg.ingest import synthetic  # noqa: PLC0415
+
+    scale = 1.0 if args.scale == "full" else float(args.scale)
+    if not 0 < scale <= 10:
+        _say("--scale is 'full' or a fraction such as 0.1")
+        return 2
+    started = time.monotonic()
+    counts = synthetic.write(Path(args.outdir), scale, args.seed)
+    for name, n in counts.items():
+        _out.print(f"wrote {n:,} lines to {Path(args.outdir) / name}")
+    _out.print(f"seconds {time.monotonic() - started:.1f}")
+    return 0
+
+
 def cmd_mcp(args: argparse.Namespace) -> int:
     from edukg.assistants import build_server  # noqa: PLC0415 - loads the MCP SDK
 
@@ -349,6 +365,12 @@ def parser() -> argparse.ArgumentParser:
 
     c = with_db(sub.add_parser("demo", help="build the synthetic demo graph into the database"))
     c.set_defaults(func=cmd_demo)
+
+    c = sub.add_parser("generate", help="write a synthetic export at the real one's scale")
+    c.add_argument("outdir")
+    c.add_argument("--scale", default="full", help="'full' (export v1.11.0's counts) or a fraction")
+    c.add_argument("--seed", type=int, default=0)
+    c.set_defaults(func=cmd_generate)
 
     c = with_db(
         sub.add_parser("mcp", help="the MCP tool server over stdio, for desktop assistants")
