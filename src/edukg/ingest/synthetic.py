@@ -160,7 +160,7 @@ def _build(scale: float, seed: int, nodes: list[bytes], rels: list[bytes]) -> No
         })  # fmt: skip
         remaining = per_framework if f < frameworks - 1 else item_budget
         item_budget -= remaining
-        level = [(fid, "StandardsFramework", "", None)]
+        level: list[tuple[str, str, str, str | None]] = [(fid, "StandardsFramework", "", None)]
         made = 0
         depth_types = (("Domain", "Standard Grouping"), ("Cluster", "Standard Grouping"),
                        ("Standard", "Standard"), ("Component", "Standard"))  # fmt: skip
