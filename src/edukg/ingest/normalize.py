@@ -113,10 +113,17 @@ def _as_number(name: str, value: Any, kind: type[int] | type[float]) -> int | fl
     raise BadValue(f"{name} should be a number, got {value!r:.80}")
 
 
+_TYPED = LIST_PROPERTIES | BOOL_PROPERTIES | FLOAT_PROPERTIES | INT_PROPERTIES
+
+
 def typed(properties: dict[str, Any]) -> dict[str, Any]:
-    """A copy of `properties` with list, boolean and number values decoded."""
+    """`properties` with list, boolean and number values decoded (a copy, when any is)."""
+    present = _TYPED & properties.keys()  # a set operation in C: most records have one or two
+    if not present:
+        return properties
     out = dict(properties)
-    for name, value in properties.items():
+    for name in present:
+        value = properties[name]
         if name in LIST_PROPERTIES:
             out[name] = _as_list(name, value)
         elif name in BOOL_PROPERTIES:

@@ -2,13 +2,15 @@
 
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
 
--- The export's records as they were read, for `edukg export` and for anything
--- that needs a property the API does not serve.
+-- The export's records. Their lines, as read, sit in a file beside the database
+-- (meta 'lines'), at (pos, len): written once in sequence, they cost far less there
+-- than as rows, and `edukg export` and the curriculum derivation read them back.
 CREATE TABLE nodes (
   identifier TEXT PRIMARY KEY,
   label      TEXT NOT NULL,
   kind       TEXT,  -- the served kind its labels map to, if any
-  line       BLOB NOT NULL
+  pos        INTEGER NOT NULL,
+  len        INTEGER NOT NULL
 ) WITHOUT ROWID;
 
 CREATE TABLE edges (
@@ -16,7 +18,8 @@ CREATE TABLE edges (
   label      TEXT NOT NULL,
   source     TEXT NOT NULL,
   target     TEXT NOT NULL,
-  line       BLOB NOT NULL
+  pos        INTEGER NOT NULL,
+  len        INTEGER NOT NULL
 ) WITHOUT ROWID;
 
 -- Served records: each record's API JSON, encoded once at load.

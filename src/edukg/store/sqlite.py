@@ -129,13 +129,16 @@ class SqliteStore:
         return bytes(row[0]) if row else None
 
     def export_lines(self, relationships: bool) -> Iterator[bytes]:
-        """Stored lines, ordered by identifier."""
+        """The loaded records' lines as read, ordered by identifier (last one of each wins)."""
         conn = self._connection(refresh=True)
         if conn is None:
             return
+        (name,) = conn.execute("SELECT value FROM meta WHERE key = 'lines'").fetchone()
         table = "edges" if relationships else "nodes"
-        for (line,) in conn.execute(f"SELECT line FROM {table} ORDER BY identifier"):
-            yield bytes(line)
+        with open(os.path.join(os.path.dirname(os.path.abspath(self._path)), name), "rb") as f:
+            fd = f.fileno()
+            for pos, length in conn.execute(f"SELECT pos, len FROM {table} ORDER BY identifier"):
+                yield os.pread(fd, length, pos)
 
     def close(self) -> None:
         """Close the connection."""

@@ -64,6 +64,10 @@ class SqliteLoader:
         self.path = self.target.with_name(
             f"{self.target.name}{_BUILD_MARK}{os.getpid()}-{secrets.token_hex(4)}"
         )
+        self.lines_path = Path(f"{self.path}.lines")
+        self._lines = open(self.lines_path, "wb")  # noqa: SIM115 - closed by commit or abort
+        self._offset = 0
+        self._reader: int | None = None
         self._conn = sqlite3.connect(self.path, isolation_level=None)
         # A failed build is thrown away whole, so it needs no journal and no syncs.
         for pragma in (
@@ -92,17 +96,35 @@ class SqliteLoader:
         """Insert one batch; a later record with the same identifier replaces an earlier one."""
         c = self._conn
         if nodes:
-            c.executemany("INSERT OR REPLACE INTO nodes VALUES (?, ?, ?, ?)", nodes)
+            rows = [(i, label, kind, *self._keep(line)) for i, label, kind, line in nodes]
+            c.executemany("INSERT OR REPLACE INTO nodes VALUES (?, ?, ?, ?, ?)", rows)
         if docs:
             c.executemany("INSERT OR REPLACE INTO docs VALUES (?,?,?,?,?,?,?,?,?,?,?,?)", docs)
         if edges:
-            c.executemany("INSERT OR REPLACE INTO edges VALUES (?, ?, ?, ?, ?)", edges)
+            kept = [(i, label, s, t, *self._keep(line)) for i, label, s, t, line in edges]
+            c.executemany("INSERT OR REPLACE INTO edges VALUES (?, ?, ?, ?, ?, ?)", kept)
         if figures:
             c.executemany("INSERT OR REPLACE INTO figures VALUES (?, ?, ?, ?, ?)", figures)
+
+    def _keep(self, line: bytes) -> tuple[int, int]:
+        """Append a raw line to the lines file; where it is."""
+        pos = self._offset
+        self._lines.write(line)
+        self._lines.write(b"\n")
+        self._offset += len(line) + 1
+        return pos, len(line)
+
+    def _line(self, pos: int, length: int) -> bytes:
+        if self._reader is None:
+            self._lines.flush()
+            self._reader = os.open(self.lines_path, os.O_RDONLY)
+        return os.pread(self._reader, length, pos)
 
     def finish(self, meta: dict[str, str]) -> dict[str, object]:
         """Derive the served tables, write `meta`; return counts for the summary."""
         c = self._conn
+        self.lines_name = f"{self.target.name}.{meta['content_id'][:16]}.lines"
+        meta = {**meta, "lines": self.lines_name}
         # A duplicate identifier re-read under another label must not keep the
         # earlier record: the last line wins, for the served record too.
         c.execute(
@@ -152,8 +174,9 @@ class SqliteLoader:
         c = self._conn
         marks = ",".join("?" * len(CURRICULUM_KINDS))
         nodes = shared.curriculum_nodes(
-            c.execute(
-                f"SELECT identifier, kind, line FROM nodes WHERE kind IN ({marks})",
+            (identifier, kind, self._line(pos, length))
+            for identifier, kind, pos, length in c.execute(
+                f"SELECT identifier, kind, pos, len FROM nodes WHERE kind IN ({marks})",
                 sorted(CURRICULUM_KINDS),
             )
         )
@@ -163,31 +186,79 @@ class SqliteLoader:
                 "SELECT source, target FROM edges WHERE label = ?", (label,)
             ).fetchall()
 
-        aligned = shared.alignments(c.execute(shared.ALIGNMENT_SOURCE.format(p="")))
+        aligned = shared.alignments(
+            (source, target, self._line(pos, length), doc)
+            for source, target, pos, length, doc in c.execute(
+                "SELECT e.source, e.target, e.pos, e.len, d.doc FROM edges e JOIN docs d"
+                " ON d.identifier = e.target AND d.kind = 'standard'"
+                " WHERE e.label = 'hasEducationalAlignment'"
+            )
+        )
         return nodes, pairs("hasPart"), pairs("hasDependency"), aligned
 
     def commit(self) -> None:
-        """Switch readers to the new file: one rename, after the data is on disk."""
+        """Switch readers to the new file: one rename, after the data is on disk.
+
+        The lines file goes first, under a name of its own (the content id), so the
+        switch itself stays the one rename of the database file.
+        """
         self._conn.execute("PRAGMA journal_mode=DELETE")
         self._conn.close()
-        fd = os.open(self.path, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        self._close_lines()
+        for path in (self.path, self.lines_path):
+            fd = os.open(path, os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+        lines_final = self.target.with_name(self.lines_name)
+        previous = _lines_of(self.target)
+        os.replace(self.lines_path, lines_final)
         os.replace(self.path, self.target)
         dir_fd = os.open(self.target.parent, os.O_RDONLY)
         try:
             os.fsync(dir_fd)
         finally:
             os.close(dir_fd)
+        # Keep the lines of this version and the previous one (an export may be reading
+        # it); older ones go.
+        keep = {lines_final.name, previous}
+        for old in self.target.parent.glob(f"{self.target.name}.*.lines"):
+            if old.name not in keep and _BUILD_MARK not in old.name:
+                with contextlib.suppress(FileNotFoundError):
+                    old.unlink()
+
+    def _close_lines(self) -> None:
+        with contextlib.suppress(OSError):
+            self._lines.close()
+        if self._reader is not None:
+            with contextlib.suppress(OSError):
+                os.close(self._reader)
+            self._reader = None
 
     def abort(self) -> None:
         """Throw the unfinished build away; the served file was never touched."""
         with contextlib.suppress(sqlite3.Error):
             self._conn.close()
-        with contextlib.suppress(FileNotFoundError):
-            self.path.unlink()
+        self._close_lines()
+        for path in (self.path, self.lines_path):
+            with contextlib.suppress(FileNotFoundError):
+                path.unlink()
+
+
+def _lines_of(db: Path) -> str | None:
+    """The lines file the database `db` names, if it exists and names one."""
+    if not db.exists():
+        return None
+    try:
+        conn = sqlite3.connect(f"file:{db.absolute()}?mode=ro", uri=True)
+        try:
+            row = conn.execute("SELECT value FROM meta WHERE key = 'lines'").fetchone()
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        return None
+    return str(row[0]) if row else None
 
 
 def _served_counts(c: sqlite3.Connection) -> dict[str, int]:
