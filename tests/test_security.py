@@ -37,6 +37,7 @@ VALID: dict[str, str] = {
     "curriculumId": "demo",
     "frameworkIdentifier": demo_skill_id("skills"),
     "academicSubject": "Mathematics",
+    "query": "fractions",
 }
 
 

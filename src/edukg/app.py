@@ -272,7 +272,15 @@ class EdukgApp:
                 "loadedAt": info.loaded_at,
                 "contentId": info.content_id,
                 "counts": info.counts,
-                "details": {"rateLimiter": self.limiter.status()},
+                "details": {
+                    "rateLimiter": self.limiter.status(),
+                    "search": {
+                        "lexical": True,
+                        "semantic": False,
+                        "note": "Search ranks by words (BM25); ranking by meaning is not "
+                        "built yet.",
+                    },
+                },
             }
         )
         return 200, body, [_JSON, (b"x-data-version", info.data_version.encode())]

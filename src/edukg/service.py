@@ -6,12 +6,14 @@ Each function takes a Store and typed arguments and returns pre-encoded records
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import orjson
 
 from edukg.errors import NotFoundError, ServiceUnavailableError, ValidationError
 from edukg.ingest.curriculum import CURRICULA
+from edukg.ingest.normalize import grade_mask
 from edukg.store.base import (
     ACTIVITIES,
     ALIGNED_STANDARDS,
@@ -44,6 +46,7 @@ from edukg.store.base import (
     OfKind,
     Query,
     Row,
+    Search,
     Store,
 )
 
@@ -344,3 +347,109 @@ def lesson_full_ordinal_name(store: Store, lesson_id: str) -> str | None:
         return None
     name = orjson.loads(doc).get("fullOrdinalName")
     return name if isinstance(name, str) else None
+
+
+# Search (lexical: BM25 on SQLite's FTS5, ts_rank_cd on PostgreSQL)
+
+_WORD = re.compile(r"\w+")
+_CODE_PART = re.compile(r"[A-Za-z0-9]+")
+MAX_WORDS = 32
+
+
+def _relevance_score(relevance: float) -> float:
+    """A monotone map of a backend's relevance onto (0, 1), below an exact code's 1.0."""
+    return round(min(0.9999, relevance / (relevance + 1.0)), 4)
+
+
+def _with_score(doc: bytes, score: float) -> bytes:
+    return doc[:-1] + b',"score":' + orjson.dumps(score) + b"}"
+
+
+def _code_candidates(query: str) -> list[str]:
+    """Codes a code-like query may mean: "3.nf.a.1" -> 3.NF.A.1, "rl 4 3" -> RL.4.3."""
+    parts = _CODE_PART.findall(query)
+    if not parts or len(parts) > 6 or len(query) > 24 or not any(c.isdigit() for c in query):
+        return []
+    joined = ".".join(parts).upper()
+    plain = re.sub(r"\s+", ".", query.strip()).upper()
+    return list(dict.fromkeys((plain, joined)))
+
+
+def _exclusive(query: str | None, code: str | None) -> None:
+    if (query is None) == (code is None):
+        raise ValidationError(
+            "Provide exactly one of `query` (words) or `statementCode` (an exact code).",
+            {"parameters": ["query", "statementCode"]},
+        )
+
+
+def _search(
+    store: Store, kind: str, query: str, filters: Search, codes: bool, limit: int
+) -> list[bytes]:
+    out: dict[str, bytes] = {}
+    if codes:
+        for code in _code_candidates(query):
+            for identifier, doc in _code_hits(store, kind, code, filters, limit):
+                out.setdefault(identifier, _with_score(doc, 1.0))
+    words = tuple(dict.fromkeys(_WORD.findall(query.lower())))[:MAX_WORDS]
+    if words and len(out) < limit:
+        search = Search(kind, words, filters.jurisdiction, filters.subject,
+                        filters.statement_type, filters.grades_mask)  # fmt: skip
+        for identifier, doc, relevance in store.search(search, limit):
+            out.setdefault(identifier, _with_score(doc, _relevance_score(relevance)))
+    return list(out.values())[:limit]
+
+
+def _code_hits(store: Store, kind: str, code: str, filters: Search, limit: int) -> list[Row]:
+    """Exact code matches (case-insensitive), with the search filters applied."""
+    rows = store.page(
+        Matching(
+            kind, code=code.upper(), subject=filters.subject, jurisdiction=filters.jurisdiction
+        ),
+        None,
+        1000,
+    )
+    kept = []
+    for identifier, doc in rows:
+        record = orjson.loads(doc)
+        if (
+            filters.statement_type
+            and record.get("normalizedStatementType") != filters.statement_type
+        ):
+            continue
+        if filters.grades_mask and not grade_mask(record.get("gradeLevel")) & filters.grades_mask:
+            continue
+        kept.append((identifier, doc))
+    return kept[:limit]
+
+
+def search_standards(
+    store: Store,
+    query: str | None,
+    code: str | None,
+    filters: Search,
+    limit: int,
+) -> list[bytes]:
+    """Standards by words (ranked) or by exact code (score 1.0), filters first."""
+    _exclusive(query, code)
+    if code is not None:
+        return [
+            _with_score(doc, 1.0) for _, doc in _code_hits(store, STANDARD, code, filters, limit)
+        ]
+    return _search(store, STANDARD, query or "", filters, codes=True, limit=limit)
+
+
+def search_components(store: Store, query: str, subject: str | None, limit: int) -> list[bytes]:
+    """Learning components by words, ranked."""
+    return _search(store, COMPONENT, query, Search(COMPONENT, (), subject=subject), False, limit)
+
+
+def search_skills(
+    store: Store, query: str | None, code: str | None, statement_type: str | None, limit: int
+) -> list[bytes]:
+    """Durable skills by words (ranked) or by exact code (score 1.0)."""
+    _exclusive(query, code)
+    filters = Search(SKILL, (), statement_type=statement_type)
+    if code is not None:
+        return [_with_score(doc, 1.0) for _, doc in _code_hits(store, SKILL, code, filters, limit)]
+    return _search(store, SKILL, query or "", filters, codes=True, limit=limit)

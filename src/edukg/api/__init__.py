@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from edukg.api import components, curriculum, durable_skills, frameworks, standards
+from edukg.api import components, curriculum, durable_skills, frameworks, search, standards
 from edukg.api.base import Call, Operation
 
 OPERATIONS: tuple[Operation, ...] = (
+    *search.OPERATIONS,
     *frameworks.OPERATIONS,
     *standards.OPERATIONS,
     *components.OPERATIONS,

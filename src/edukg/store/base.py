@@ -124,6 +124,22 @@ Query = Members | Linked | Listed | OfKind | Matching
 
 
 @dataclass(frozen=True)
+class Search:
+    """Records of a kind ranked by their text against words (lower-cased, any of them).
+
+    Filters apply before ranking, so a narrow filter never empties a page that the top
+    hits of other records would have filled.
+    """
+
+    kind: str
+    words: tuple[str, ...]
+    jurisdiction: str | None = None
+    subject: str | None = None
+    statement_type: str | None = None
+    grades_mask: int = 0
+
+
+@dataclass(frozen=True)
 class Found:
     """A record looked up by key."""
 
@@ -149,6 +165,9 @@ class Store(Protocol):
 
     def lookup(self, relation: str, node: str, key: str = "") -> bytes | None:
         """One pre-encoded row of a relation (e.g. a course's scope and sequence)."""
+
+    def search(self, query: Search, limit: int) -> list[tuple[str, bytes, float]]:
+        """Up to `limit` (identifier, record, relevance > 0), most relevant first."""
 
     def export_lines(self, relationships: bool) -> Iterator[bytes]:
         """The loaded export's node (or relationship) lines as they were read."""

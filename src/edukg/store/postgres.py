@@ -32,7 +32,16 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 from edukg.ingest import curriculum
 from edukg.ingest.normalize import CURRICULUM_KINDS
 from edukg.store import shared
-from edukg.store.base import CHILDREN, DataInfo, Found, OutRow, Query, Row, StoreUnavailable
+from edukg.store.base import (
+    CHILDREN,
+    DataInfo,
+    Found,
+    OutRow,
+    Query,
+    Row,
+    Search,
+    StoreUnavailable,
+)
 from edukg.store.keys import KeyStoreBase
 
 _META_SCHEMA = """
@@ -213,6 +222,21 @@ class PostgresStore:
             (relation, node, key),
         )
         return bytes(rows[0][0]) if rows else None
+
+    def search(self, query: Search, limit: int) -> list[tuple[str, bytes, float]]:
+        """PostgreSQL full text (English stemming), ts_rank_cd, filters in the same query."""
+        words = [w for w in query.words if w.isalnum() or w.replace("_", "").isalnum()]
+        if not words:
+            return []
+        where, params = shared.search_filters(query, mark="%s")
+        rows = self._query(
+            "SELECT d.identifier, d.doc, ts_rank_cd(s.tsv, q) AS relevance"
+            " FROM {p}search s JOIN {p}docs d ON d.identifier = s.identifier,"
+            " to_tsquery('english', %s) q"
+            f" WHERE s.tsv @@ q AND {where} ORDER BY relevance DESC, d.identifier LIMIT %s",
+            [" | ".join(words), *params, limit],
+        )
+        return [(i, bytes(doc), float(r)) for i, doc, r in rows if r > 0]
 
     def export_lines(self, relationships: bool) -> Iterator[bytes]:
         """Stored lines, ordered by identifier, streamed through a server-side cursor."""
@@ -424,6 +448,14 @@ class PostgresLoader:
         for row in derived.rows:
             rows[row[:3]] = row
         self._copy("rows", "relation, node, sort_key, label, score, doc", rows.values())
+        c.execute(
+            "CREATE TABLE search AS SELECT identifier, to_tsvector('english',"
+            " coalesce(code, '') || ' ' || coalesce(text, '')) AS tsv FROM docs"
+            " WHERE kind = ANY(%s)",
+            (list(shared.SEARCHABLE_KINDS),),
+        )
+        c.execute("CREATE INDEX search_tsv ON search USING gin (tsv)")
+        c.execute("ALTER TABLE search ADD PRIMARY KEY (identifier)")
         counts = shared.counts(lambda q: c.execute(q).fetchall())
         served = {
             str(k): int(v)

@@ -22,6 +22,7 @@ from edukg.store.base import (
     Members,
     OutRow,
     Query,
+    Search,
 )
 
 # Neighbour lists: (relation, edge label, node column, other column).
@@ -231,3 +232,24 @@ def _successor(prefix: str) -> str:
 
 def _escape_like(word: str) -> str:
     return word.replace("!", "!!").replace("%", "!%").replace("_", "!_")
+
+
+SEARCHABLE_KINDS = ("standard", "component", "skill")
+
+
+def search_filters(query: Search, mark: str = "?") -> tuple[str, list[object]]:
+    """The WHERE conditions on `docs d` that a search applies before ranking."""
+    where: list[str] = ["d.kind = ?"]
+    params: list[object] = [query.kind]
+    for column, value in (
+        ("jurisdiction", query.jurisdiction),
+        ("subject", query.subject),
+        ("stmt_type", query.statement_type),
+    ):
+        if value is not None:
+            where.append(f"d.{column} = ?")
+            params.append(value)
+    if query.grades_mask:
+        where.append("(d.grades & ?) != 0")
+        params.append(query.grades_mask)
+    return " AND ".join(where).replace("?", mark), params

@@ -17,9 +17,10 @@ from edukg.store.base import (
     Found,
     Query,
     Row,
+    Search,
 )
 from edukg.store.keys import KeyStoreBase
-from edukg.store.shared import page_sql
+from edukg.store.shared import page_sql, search_filters
 
 _MMAP_BYTES = 1 << 30  # 1 GiB: reads of an immutable file go straight to the page cache
 
@@ -127,6 +128,21 @@ class SqliteStore:
             (relation, node, key),
         ).fetchone()
         return bytes(row[0]) if row else None
+
+    def search(self, query: Search, limit: int) -> list[tuple[str, bytes, float]]:
+        """BM25 over the FTS5 index (Porter-stemmed words), filters applied in the same query."""
+        conn = self._connection()
+        if conn is None or not query.words:
+            return []
+        match = " OR ".join(f'"{w}"' for w in query.words)
+        where, params = search_filters(query)
+        rows = conn.execute(
+            "SELECT d.identifier, d.doc, -bm25(search) AS relevance FROM search"
+            " JOIN docs d ON d.identifier = search.identifier"
+            f" WHERE search MATCH ? AND {where} ORDER BY relevance DESC, d.identifier LIMIT ?",
+            [match, *params, limit],
+        ).fetchall()
+        return [(i, bytes(doc), float(r)) for i, doc, r in rows]
 
     def export_lines(self, relationships: bool) -> Iterator[bytes]:
         """The loaded records' lines as read, ordered by identifier (last one of each wins)."""

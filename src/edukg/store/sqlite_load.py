@@ -153,6 +153,18 @@ class SqliteLoader:
             derived.docs,
         )
         self._add_rows(derived.rows)
+        # Full-text index: Porter stemming, so "adding fractions" finds "add ... fractions".
+        c.execute(
+            "CREATE VIRTUAL TABLE search USING fts5(identifier UNINDEXED, body,"
+            " tokenize = 'porter unicode61 remove_diacritics 2')"
+        )
+        marks = ",".join("?" * len(shared.SEARCHABLE_KINDS))
+        c.execute(
+            "INSERT INTO search (identifier, body) SELECT identifier,"
+            " coalesce(code, '') || ' ' || coalesce(text, '') FROM docs"
+            f" WHERE kind IN ({marks})",
+            shared.SEARCHABLE_KINDS,
+        )
         counts = shared.counts(lambda sql: c.execute(sql).fetchall())
         meta = {**meta, "counts": orjson.dumps(_served_counts(c)).decode()}
         c.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", meta.items())
