@@ -352,6 +352,48 @@ def lesson_full_ordinal_name(store: Store, lesson_id: str) -> str | None:
 # Search (lexical: BM25 on SQLite's FTS5, ts_rank_cd on PostgreSQL)
 
 _WORD = re.compile(r"\w+")
+# Words too common to rank by: matching them would touch nearly every record.
+STOPWORDS = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "by",
+        "for",
+        "from",
+        "has",
+        "have",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "of",
+        "on",
+        "or",
+        "that",
+        "the",
+        "their",
+        "them",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "to",
+        "was",
+        "were",
+        "which",
+        "will",
+        "with",
+        "within",
+        "without",
+    ]
+)
 _CODE_PART = re.compile(r"[A-Za-z0-9]+")
 MAX_WORDS = 32
 
@@ -391,7 +433,8 @@ def _search(
         for code in _code_candidates(query):
             for identifier, doc in _code_hits(store, kind, code, filters, limit):
                 out.setdefault(identifier, _with_score(doc, 1.0))
-    words = tuple(dict.fromkeys(_WORD.findall(query.lower())))[:MAX_WORDS]
+    found = _WORD.findall(query.lower())
+    words = tuple(dict.fromkeys(w for w in found if w not in STOPWORDS))[:MAX_WORDS]
     if words and len(out) < limit:
         search = Search(kind, words, filters.jurisdiction, filters.subject,
                         filters.statement_type, filters.grades_mask)  # fmt: skip

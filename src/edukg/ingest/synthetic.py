@@ -77,16 +77,27 @@ def _scaled(counts: dict[str, int], scale: float) -> dict[str, int]:
     return {k: max(1, round(v * scale)) for k, v in counts.items()}
 
 
+_SYLLABLES = ("ba", "ce", "di", "fo", "gu", "ka", "le", "mi", "no", "pu", "ra", "se", "ti",
+              "vo", "za", "tion", "ment", "ing", "er", "al")  # fmt: skip
+
+
 class _Writer:
     def __init__(self, rng: random.Random) -> None:
         self.rng = rng
         self.nodes: list[bytes] = []
+        # A vocabulary of a few thousand words with Zipf-like frequencies, as real text has:
+        # common words everywhere, most words in few records.
+        made = {"".join(rng.choices(_SYLLABLES, k=rng.randint(2, 4))) for _ in range(4000)} - set(
+            _WORDS
+        )
+        self.vocabulary = list(_WORDS) + sorted(made)
+        self.weights = [1.0 / (rank + 1) for rank in range(len(self.vocabulary))]
 
     def uid(self) -> str:
         return str(uuid.UUID(int=self.rng.getrandbits(128), version=4))
 
     def text(self, low: int, high: int) -> str:
-        words = self.rng.choices(_WORDS, k=self.rng.randint(low, high))
+        words = self.rng.choices(self.vocabulary, self.weights, k=self.rng.randint(low, high))
         return " ".join(words).capitalize() + "."
 
 

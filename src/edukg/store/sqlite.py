@@ -136,13 +136,20 @@ class SqliteStore:
             return []
         match = " OR ".join(f'"{w}"' for w in query.words)
         where, params = search_filters(query)
-        rows = conn.execute(
-            "SELECT d.identifier, d.doc, -bm25(search) AS relevance FROM search"
-            " JOIN docs d ON d.identifier = search.identifier"
-            f" WHERE search MATCH ? AND {where} ORDER BY relevance DESC, d.identifier LIMIT ?",
+        hits = conn.execute(
+            "SELECT identifier, -bm25(search) AS relevance FROM search"
+            f" WHERE search MATCH ? AND {where.replace('d.', '')}"
+            " ORDER BY relevance DESC, identifier LIMIT ?",
             [match, *params, limit],
         ).fetchall()
-        return [(i, bytes(doc), float(r)) for i, doc, r in rows]
+        out = []
+        for identifier, relevance in hits:
+            row = conn.execute(
+                "SELECT doc FROM docs WHERE identifier = ?", (identifier,)
+            ).fetchone()
+            if row is not None:
+                out.append((identifier, bytes(row[0]), float(relevance)))
+        return out
 
     def export_lines(self, relationships: bool) -> Iterator[bytes]:
         """The loaded records' lines as read, ordered by identifier (last one of each wins)."""

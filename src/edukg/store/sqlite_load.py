@@ -154,13 +154,16 @@ class SqliteLoader:
         )
         self._add_rows(derived.rows)
         # Full-text index: Porter stemming, so "adding fractions" finds "add ... fractions".
+        # The filter columns ride along, unindexed, so a search never joins the records
+        # (large rows) until it has its top hits.
         c.execute(
-            "CREATE VIRTUAL TABLE search USING fts5(identifier UNINDEXED, body,"
-            " tokenize = 'porter unicode61 remove_diacritics 2')"
+            "CREATE VIRTUAL TABLE search USING fts5(identifier UNINDEXED, kind UNINDEXED,"
+            " jurisdiction UNINDEXED, subject UNINDEXED, stmt_type UNINDEXED, grades UNINDEXED,"
+            " body, tokenize = 'porter unicode61 remove_diacritics 2')"
         )
         marks = ",".join("?" * len(shared.SEARCHABLE_KINDS))
         c.execute(
-            "INSERT INTO search (identifier, body) SELECT identifier,"
+            "INSERT INTO search SELECT identifier, kind, jurisdiction, subject, stmt_type, grades,"
             " coalesce(code, '') || ' ' || coalesce(text, '') FROM docs"
             f" WHERE kind IN ({marks})",
             shared.SEARCHABLE_KINDS,
