@@ -178,10 +178,7 @@ def page_sql(
         if query.words:
             where.append("(" + " OR ".join("text LIKE ? ESCAPE '!'" for _ in query.words) + ")")
             params.extend(f"%{_escape_like(w)}%" for w in query.words)
-        for column, value in (("subject", query.subject), ("jurisdiction", query.jurisdiction)):
-            if value is not None:
-                where.append(f"{column} = ?")
-                params.append(value)
+        _equal(where, params, subject=query.subject, jurisdiction=query.jurisdiction)
         sql = (
             f"SELECT identifier, doc FROM docs WHERE {' AND '.join(where)}"
             " ORDER BY identifier LIMIT ?"
@@ -200,14 +197,13 @@ def page_sql(
         )
     else:
         where, params = ["kind = ?", "identifier > ?"], [query.kind, after]
-        for column, value in (
-            ("subject", query.subject),
-            ("jurisdiction", query.jurisdiction),
-            ("adoption", query.adoption_status),
-        ):
-            if value is not None:
-                where.append(f"{column} = ?")
-                params.append(value)
+        _equal(
+            where,
+            params,
+            subject=query.subject,
+            jurisdiction=query.jurisdiction,
+            adoption=query.adoption_status,
+        )
         if query.current_only:
             where.append("is_current = 1")
         sql = (
@@ -241,15 +237,23 @@ def search_filters(query: Search, mark: str = "?") -> tuple[str, list[object]]:
     """The WHERE conditions on `docs d` that a search applies before ranking."""
     where: list[str] = ["d.kind = ?"]
     params: list[object] = [query.kind]
-    for column, value in (
-        ("jurisdiction", query.jurisdiction),
-        ("subject", query.subject),
-        ("stmt_type", query.statement_type),
-    ):
-        if value is not None:
-            where.append(f"d.{column} = ?")
-            params.append(value)
+    _equal(
+        where,
+        params,
+        prefix="d.",
+        jurisdiction=query.jurisdiction,
+        subject=query.subject,
+        stmt_type=query.statement_type,
+    )
     if query.grades_mask:
         where.append("(d.grades & ?) != 0")
         params.append(query.grades_mask)
     return " AND ".join(where).replace("?", mark), params
+
+
+def _equal(where: list[str], params: list[object], prefix: str = "", **columns: object) -> None:
+    """Add `column = ?` for each given (not None) filter value."""
+    for column, value in columns.items():
+        if value is not None:
+            where.append(f"{prefix}{column} = ?")
+            params.append(value)
