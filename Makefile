@@ -39,9 +39,14 @@ format: setup
 	$(BIN)/ruff check --fix .
 	$(BIN)/ruff format .
 
-# About a minute: the load benchmark, then a 30-second soak.
+# About 8 minutes on 2 cores. Needs wrk and nginx (apt-get install wrk nginx); installs
+# datasette, the alternative the serve benchmark compares with.
 bench: setup
-	$(BIN)/python bench/load.py
+	$(BIN)/python -m pip install --quiet -e '.[dev,bench]'
+	$(BIN)/edukg generate .bench/export --scale full --seed 7
+	$(BIN)/python bench/load.py .bench/export
+	$(BIN)/python bench/serve.py --export .bench/export
+	$(BIN)/python bench/search_latency.py .bench/export
 	$(BIN)/python bench/soak.py --seconds 30
 
 # The full soak: 2 minutes at 64 connections; zero errors and flat memory expected.
