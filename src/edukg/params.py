@@ -176,6 +176,13 @@ CASE_UUID_PATH = Param(
     "caseIdentifierUUID", "uuid", "CASE Network UUID of the standard", location="path"
 )
 JURISDICTION = Param("jurisdiction", "enum", "Filter by jurisdiction", enum="Jurisdiction")
+GRADE_LEVEL = Param(
+    "gradeLevel",
+    "enum",
+    "Filter by grade level (repeatable: an item matches if it has any of them)",
+    enum="GradeLevel",
+    repeat=True,
+)
 SUBJECT = Param("academicSubject", "enum", "Filter by academic subject", enum="AcademicSubject")
 INCLUDE_NON_CURRENT = Param(
     "includeNonCurrent",

@@ -7,7 +7,7 @@ from typing import Any
 from edukg import service
 from edukg.api.base import Call, Operation
 from edukg.ingest.normalize import grade_mask
-from edukg.params import SUBJECT, Param
+from edukg.params import GRADE_LEVEL, SUBJECT, Param
 from edukg.store.base import STANDARD, Search
 
 SEARCH_LIMIT = Param(
@@ -93,13 +93,7 @@ OPERATIONS = (
         params=(
             QUERY,
             CODE,
-            Param(
-                "gradeLevel",
-                "enum",
-                "Filter by grade level (repeatable)",
-                enum="GradeLevel",
-                repeat=True,
-            ),
+            GRADE_LEVEL,
             SUBJECT,
             STATEMENT_TYPE,
             Param(

@@ -8,7 +8,15 @@ from edukg import service
 from edukg.api.base import Call, Operation, ref
 from edukg.contract import page_schema
 from edukg.ingest.normalize import grade_mask
-from edukg.params import CASE_UUID_PATH, CURSOR, JURISDICTION, LIMIT, SUBJECT, Param
+from edukg.params import (
+    CASE_UUID_PATH,
+    CURSOR,
+    GRADE_LEVEL,
+    JURISDICTION,
+    LIMIT,
+    SUBJECT,
+    Param,
+)
 from edukg.store.base import BUILDS_TOWARDS, CHILDREN, COMPONENTS, PREREQUISITES, RELATED
 
 TAGS = ("Academic standards",)
@@ -95,13 +103,7 @@ OPERATIONS = (
                 required=True,
                 example="c6487102-d7cb-11e8-824f-0242ac160002",
             ),
-            Param(
-                "gradeLevel",
-                "enum",
-                "Filter by grade level (repeatable)",
-                enum="GradeLevel",
-                repeat=True,
-            ),
+            GRADE_LEVEL,
             SUBJECT,
             Param(
                 "normalizedStatementType",
