@@ -1,11 +1,13 @@
-"""Search latency at the real export's scale.
+"""Search latency at the real export's scale, lexical and hybrid.
 
-    python bench/search_latency.py [EXPORT_DIR]   (default: generate a full-scale export)
+    python bench/search_latency.py [EXPORT_DIR | --db LOADED_AND_INDEXED.db]
 
-Loads the export (by default `edukg generate --scale full --seed 7`) into SQLite, then
-times standards searches (with and without filters, and by code) and learning-component
-searches through the service functions the API uses, and prints p50/p95 per kind and the
-size of the full-text index. Lexical only: ranking by meaning is not built yet.
+Loads the export (by default `edukg generate --scale full --seed 7`) into SQLite and
+builds its semantic index (or takes a database already loaded and indexed), then times
+standards searches (Multi-State, as the API defaults; with grade and subject filters;
+by code) and learning-component searches through the service functions the API uses,
+in lexical and hybrid mode, and prints p50/p95 per kind, the size of each index and the
+memory the process holds after the run.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -43,41 +46,75 @@ def percentile(values: list[float], q: float) -> float:
 
 
 def main() -> int:
+    import resource
+
+    from edukg.semantic import rank
+    from edukg.semantic.index import index
+    from edukg.store.sqlite_vectors import vectors_path
+
     with tempfile.TemporaryDirectory() as tmp:
-        export = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(tmp) / "export"
-        if len(sys.argv) <= 1:
-            synthetic.write(export, 1.0, 7)
-        db = str(Path(tmp) / "search.db")
-        started = time.perf_counter()
-        load([str(export)], db)
-        print(f"loaded in {time.perf_counter() - started:.1f} s")
-        conn = sqlite3.connect(db)
+        if len(sys.argv) > 2 and sys.argv[1] == "--db":
+            db = sys.argv[2]
+        else:
+            export = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(tmp) / "export"
+            if len(sys.argv) <= 1:
+                synthetic.write(export, 1.0, 7)
+            db = str(Path(tmp) / "search.db")
+            started = time.perf_counter()
+            load([str(export)], db)
+            print(f"loaded in {time.perf_counter() - started:.1f} s")
+            summary = index(db)
+            print(f"indexed {summary.rows:,} texts in {summary.seconds:.1f} s")
+        conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
         pages = conn.execute("SELECT sum(pgsize) FROM dbstat WHERE name LIKE 'search%'").fetchone()
+        semantic = conn.execute(
+            "SELECT sum(pgsize) FROM dbstat WHERE name LIKE 'semantic%'"
+        ).fetchone()
         conn.close()
         store = open_store(db)
-        store.info()
+        info = store.info()
+        assert info is not None
+        vectors = vectors_path(db, info.content_id).stat().st_size
+        t = time.perf_counter()
+        rank.query_vector("warm up")
+        cold = time.perf_counter() - t
+        rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         rng = random.Random(1)
-        kinds: dict[str, list[float]] = {"standards": [], "standards+grade+subject": [],
-                                         "standards by code": [], "learning components": []}  # fmt: skip
+        multi = "Multi-State"
+        kinds: dict[str, list[float]] = {}
         for _ in range(200):
             q = rng.choice(QUERIES)
-            for kind, times in kinds.items():
-                t = time.perf_counter()
-                if kind == "standards":
-                    service.search_standards(store, q, None, Search(STANDARD, ()), 5)
-                elif kind == "standards+grade+subject":
-                    filters = Search(STANDARD, (), subject="Mathematics",
-                                     grades_mask=grade_mask([rng.choice(["3", "4", "5"])]))  # fmt: skip
-                    service.search_standards(store, q, None, filters, 5)
-                elif kind == "standards by code":
-                    service.search_standards(store, None, "3.A0.1", Search(STANDARD, ()), 5)
-                else:
-                    service.search_components(store, q, None, 5)
-                times.append(time.perf_counter() - t)
+            grade = grade_mask([rng.choice(["3", "4", "5"])])
+            for mode in ("lexical", "hybrid"):
+                calls: list[tuple[str, Callable[..., object], tuple[object, ...]]] = [
+                    ("standards", service.search_standards,
+                     (store, q, None, Search(STANDARD, (), jurisdiction=multi), 5)),
+                    ("standards+grade+subject", service.search_standards,
+                     (store, q, None, Search(STANDARD, (), jurisdiction=multi,
+                                             subject="Mathematics", grades_mask=grade), 5)),
+                    ("learning components", service.search_components, (store, q, None, 5)),
+                ]  # fmt: skip
+                for kind, call, call_args in calls:
+                    t = time.perf_counter()
+                    call(*call_args, mode=mode)
+                    kinds.setdefault(f"{kind} ({mode})", []).append(time.perf_counter() - t)
+            t = time.perf_counter()
+            service.search_standards(
+                store, None, "3.A0.1", Search(STANDARD, (), jurisdiction=multi), 5
+            )
+            kinds.setdefault("standards by code", []).append(time.perf_counter() - t)
+            t = time.perf_counter()
+            rank.query_vector(q)
+            kinds.setdefault("query embedding alone", []).append(time.perf_counter() - t)
         store.close()
-    print(f"full-text index      {(pages[0] or 0) / 1e6:.1f} MB (SQLite FTS5)")
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"full-text index       {(pages[0] or 0) / 1e6:.1f} MB (SQLite FTS5)")
+    print(f"semantic rows table   {(semantic[0] or 0) / 1e6:.1f} MB")
+    print(f"vectors file          {vectors / 1e6:.1f} MB (float16, memory-mapped)")
+    print(f"model load            {cold * 1000:.0f} ms (first query of a process)")
+    print(f"peak RSS              {rss_before:.0f} MB after the model, {rss:.0f} MB after the run")
     for kind, times in kinds.items():
-        print(f"{kind:<24} p50 {percentile(times, 0.5):6.2f} ms   p95 {percentile(times, 0.95):6.2f} ms"
+        print(f"{kind:<34} p50 {percentile(times, 0.5):6.2f} ms   p95 {percentile(times, 0.95):6.2f} ms"
               f"   mean {statistics.fmean(times) * 1000:6.2f} ms")  # fmt: skip
     return 0
 

@@ -15,6 +15,7 @@ from edukg.app import EdukgApp
 from edukg.cli import build_demo
 from edukg.config import Settings
 from edukg.ingest.builder import load
+from edukg.semantic.index import index
 from edukg.store import open_key_store
 from tests.support import BASE, CONTRACT, SAMPLE, ServerThread, contract_schema
 
@@ -83,6 +84,7 @@ def demo_db(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFac
     """A database holding the demo graph, on each backend."""
     db = _db_for(request.param, "demo", tmp_path_factory, request)
     build_demo(db)
+    index(db)  # search on the demo is hybrid; the sample stays lexical (no index)
     return db
 
 

@@ -1,5 +1,6 @@
 """Search behaviour on the demo graph, on both backends: codes, the either-or rule, filters,
-limits, empty and odd queries, and clear-cut lexical cases."""
+limits, empty and odd queries, and clear-cut cases (hybrid: the demo has a semantic index;
+tests/test_semantic.py covers ranking by meaning and the lexical fallback)."""
 
 from __future__ import annotations
 
@@ -124,8 +125,3 @@ def test_durable_skill_search(demo: Api, conforms: Conforms) -> None:
         "/durable-skills/search", query="shares ideas", normalizedStatementType="Standard Grouping"
     )
     assert all(r["normalizedStatementType"] == "Standard Grouping" for r in levels)
-
-
-def test_health_says_search_is_lexical(demo: Api) -> None:
-    details = demo.http.get("/healthz").json()["details"]["search"]
-    assert details["lexical"] is True and details["semantic"] is False

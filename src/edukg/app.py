@@ -274,12 +274,7 @@ class EdukgApp:
                 "counts": info.counts,
                 "details": {
                     "rateLimiter": self.limiter.status(),
-                    "search": {
-                        "lexical": True,
-                        "semantic": False,
-                        "note": "Search ranks by words (BM25); ranking by meaning is not "
-                        "built yet.",
-                    },
+                    "search": service.search_mode(self.store),
                 },
             }
         )

@@ -11,7 +11,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from rich.console import Console
-from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.progress import (
+    BarColumn,
+    DownloadColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeRemainingColumn,
+)
 from rich.table import Table
 
 from edukg import __version__
@@ -78,6 +85,55 @@ def _summary(summary: LoadSummary) -> None:
     _out.print(f"content id {summary.content_id[:16]}")
 
 
+def _index_step(db: str, required: bool = False) -> int:
+    """Build or finish the semantic index; without the model, say so (fail only if asked)."""
+    from edukg.semantic.encoder import ModelMissing  # noqa: PLC0415
+    from edukg.semantic.index import index  # noqa: PLC0415
+
+    bar = None
+    progress = None
+    if sys.stderr.isatty():
+        bar = Progress(
+            TextColumn("embedding texts"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeRemainingColumn(),
+            console=_err,
+            transient=True,
+        )
+        task = bar.add_task("index", total=None)
+
+        def progress(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+    try:
+        if bar is not None:
+            with bar:
+                summary = index(db, progress)
+        else:
+            summary = index(db)
+    except ModelMissing as exc:
+        _say(f"Semantic index not built: {exc}. Search ranks by words only.")
+        return 1 if required else 0
+    except LookupError as exc:
+        _say(str(exc))
+        return 1
+    if summary.already_complete:
+        _say(f"Semantic index complete ({summary.rows:,} texts).")
+    else:
+        _say(
+            f"Semantic index: {summary.rows:,} rows"
+            + (f" (resumed at {summary.resumed_at:,})" if summary.resumed_at else "")
+            + f", {summary.embedded:,} texts embedded, {summary.from_cache:,} from the cache,"
+            f" {summary.seconds:.1f} s."
+        )
+    return 0
+
+
+def cmd_index(args: argparse.Namespace) -> int:
+    return _index_step(args.db, required=True)
+
+
 def cmd_load(args: argparse.Namespace) -> int:
     bar, advance = _progress_bar()
     try:
@@ -91,7 +147,7 @@ def cmd_load(args: argparse.Namespace) -> int:
         _say("The data being served is unchanged.")
         return 1
     _summary(summary)
-    return 0
+    return 0 if args.no_index else _index_step(args.db)
 
 
 def build_demo(db: str) -> LoadSummary:
@@ -106,7 +162,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
         _say(f"demo failed: {exc}")
         _say("The data being served is unchanged.")
         return 1
-    return 0
+    return _index_step(args.db)
 
 
 def cmd_export(args: argparse.Namespace) -> int:
@@ -242,6 +298,7 @@ def cmd_quickstart(args: argparse.Namespace) -> int:
         build_demo(args.db)
     else:
         _say(f"Serving the data already in {args.db} (version {info.data_version}).")
+    _index_step(args.db)
     keys = open_key_store(args.db)
     name = "quickstart-" + datetime.now(UTC).strftime("%Y%m%d%H%M%S")
     key = keys.create(name)
@@ -307,7 +364,19 @@ def parser() -> argparse.ArgumentParser:
     c = with_db(sub.add_parser("load", help="load an export (files, a directory or URLs)"))
     c.add_argument("source", nargs="+", help="directory, nodes/relationships files, or URLs")
     c.add_argument("--data-version", default=None, help="export release, e.g. 1.11.0")
+    c.add_argument(
+        "--no-index", action="store_true",
+        help="skip the semantic index (run `edukg index` later; search ranks by words meanwhile)",
+    )  # fmt: skip
     c.set_defaults(func=cmd_load)
+
+    c = with_db(
+        sub.add_parser(
+            "index",
+            help="embed record texts for search by meaning (resumable; `load` runs it too)",
+        )
+    )
+    c.set_defaults(func=cmd_index)
 
     def with_server(cmd: argparse.ArgumentParser) -> argparse.ArgumentParser:
         cmd.add_argument("--host", default="127.0.0.1")

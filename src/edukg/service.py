@@ -14,6 +14,7 @@ import orjson
 from edukg.errors import NotFoundError, ServiceUnavailableError, ValidationError
 from edukg.ingest.curriculum import CURRICULA
 from edukg.ingest.normalize import grade_mask
+from edukg.semantic import rank
 from edukg.store.base import (
     ACTIVITIES,
     ALIGNED_STANDARDS,
@@ -349,7 +350,8 @@ def lesson_full_ordinal_name(store: Store, lesson_id: str) -> str | None:
     return name if isinstance(name, str) else None
 
 
-# Search (lexical: BM25 on SQLite's FTS5, ts_rank_cd on PostgreSQL)
+# Search: lexical (BM25 on SQLite's FTS5, ts_rank_cd on PostgreSQL), fused with dense
+# embeddings by reciprocal rank where the loaded version has a semantic index
 
 _WORD = re.compile(r"\w+")
 # Words too common to rank by: matching them would touch nearly every record.
@@ -395,6 +397,7 @@ STOPWORDS = frozenset(
     ]
 )
 _CODE_PART = re.compile(r"[A-Za-z0-9]+")
+_LETTERS_OR_DIGITS = re.compile(r"[A-Za-z]+|[0-9]+")
 MAX_WORDS = 32
 
 
@@ -408,13 +411,33 @@ def _with_score(doc: bytes, score: float) -> bytes:
 
 
 def _code_candidates(query: str) -> list[str]:
-    """Codes a code-like query may mean: "3.nf.a.1" -> 3.NF.A.1, "rl 4 3" -> RL.4.3."""
-    parts = _CODE_PART.findall(query)
-    if not parts or len(parts) > 6 or len(query) > 24 or not any(c.isdigit() for c in query):
+    """Codes a code-like query may mean, most literal first.
+
+    "3.nf.a.1" -> 3.NF.A.1; "rl 4 3" -> RL.4.3; "5nbt7" and "5.NBT.7" (the cluster left
+    out, as teachers often write it) -> 5.NBT.A.7, 5.NBT.B.7, ...; "hsa sse b 3 b" ->
+    HSA-SSE.B.3.B.
+    """
+    if len(query) > 24 or not any(c.isdigit() for c in query):
         return []
-    joined = ".".join(parts).upper()
+    parts = _CODE_PART.findall(query)
+    if not parts or len(parts) > 6:
+        return []
+    # "5nbt7": runs of letters and of digits are parts too.
+    pieces = [p for part in parts for p in _LETTERS_OR_DIGITS.findall(part)]
     plain = re.sub(r"\s+", ".", query.strip()).upper()
-    return list(dict.fromkeys((plain, joined)))
+    out = [plain, ".".join(parts).upper(), ".".join(pieces).upper()]
+    upper = [p.upper() for p in pieces]
+    if upper[0].startswith("HS") and len(upper) > 1:  # HSA-SSE.B.3: a dash after the category
+        out.append(f"{upper[0]}-{'.'.join(upper[1:])}")
+    if (
+        len(upper) in (3, 4)
+        and (upper[0].isdigit() or upper[0] == "K")
+        and upper[1].isalpha()
+        and upper[2].isdigit()
+    ):
+        rest = ".".join(upper[2:])
+        out.extend(f"{upper[0]}.{upper[1]}.{cluster}.{rest}" for cluster in "ABCDEFG")
+    return list(dict.fromkeys(out))
 
 
 def _exclusive(query: str | None, code: str | None) -> None:
@@ -426,21 +449,79 @@ def _exclusive(query: str | None, code: str | None) -> None:
 
 
 def _search(
-    store: Store, kind: str, query: str, filters: Search, codes: bool, limit: int
+    store: Store,
+    kind: str,
+    query: str,
+    filters: Search,
+    codes: bool,
+    limit: int,
+    mode: str = "hybrid",
 ) -> list[bytes]:
     out: dict[str, bytes] = {}
     if codes:
         for code in _code_candidates(query):
             for identifier, doc in _code_hits(store, kind, code, filters, limit):
                 out.setdefault(identifier, _with_score(doc, 1.0))
+    if len(out) >= limit:
+        return list(out.values())[:limit]
     found = _WORD.findall(query.lower())
     words = tuple(dict.fromkeys(w for w in found if w not in STOPWORDS))[:MAX_WORDS]
-    if words and len(out) < limit:
-        search = Search(kind, words, filters.jurisdiction, filters.subject,
-                        filters.statement_type, filters.grades_mask)  # fmt: skip
-        for identifier, doc, relevance in store.search(search, limit):
+    search = Search(kind, words, filters.jurisdiction, filters.subject,
+                    filters.statement_type, filters.grades_mask)  # fmt: skip
+    pool = max(rank.POOL, limit)
+    lexical = store.search(search, pool) if words and mode != "dense" else []
+    dense = _nearest(store, query, search, pool) if mode != "lexical" else None
+    if dense is None:  # no semantic index: lexical ranking alone
+        for identifier, doc, relevance in lexical[:limit]:
             out.setdefault(identifier, _with_score(doc, _relevance_score(relevance)))
+        return list(out.values())[:limit]
+    docs = {identifier: doc for identifier, doc, _ in lexical}
+    fused = rank.fuse([i for i, _, _ in lexical], [i for i, _ in dense])
+    for identifier, score in fused:
+        if len(out) >= limit:
+            break
+        if identifier in out:
+            continue
+        hit = docs.get(identifier)
+        if hit is None:
+            record = store.by_identifier(identifier, kind)
+            if record is None:
+                continue
+            hit = record.doc
+        out[identifier] = _with_score(hit, round(min(0.9999, score), 4))
     return list(out.values())[:limit]
+
+
+def _nearest(store: Store, query: str, filters: Search, k: int) -> list[tuple[str, float]] | None:
+    """Records nearest in meaning to `query` among those the filters admit; None: lexical only."""
+    if not query.strip():
+        return None
+    candidates = store.candidates(filters)
+    if candidates is None:
+        return None
+    vector = rank.query_vector(query)
+    if vector is None:
+        return None
+    return rank.nearest(candidates, vector, k)
+
+
+def search_mode(store: Store) -> dict[str, object]:
+    """How searches of the loaded version are ranked, for /healthz."""
+    indexed = store.candidates(Search("-", ())) is not None
+    model = rank.available()
+    if indexed and model:
+        note = "Ranks by words (BM25) and by meaning (all-MiniLM-L6-v2), fused by rank."
+    elif model:
+        note = "Ranks by words only: the loaded version has no semantic index (edukg index)."
+    else:
+        note = "Ranks by words only: the embedding model package is not installed."
+    return {
+        "lexical": True,
+        "semantic": indexed and model,
+        "semanticIndex": indexed,
+        "model": model,
+        "note": note,
+    }
 
 
 def _code_hits(store: Store, kind: str, code: str, filters: Search, limit: int) -> list[Row]:
@@ -472,19 +553,26 @@ def search_standards(
     code: str | None,
     filters: Search,
     limit: int,
+    mode: str = "hybrid",
 ) -> list[bytes]:
-    """Standards by words (ranked) or by exact code (score 1.0), filters first."""
+    """Standards by words (ranked) or by exact code (score 1.0), filters first.
+
+    `mode`: "hybrid" (the default), or "lexical" or "dense" alone (for evaluation).
+    """
     _exclusive(query, code)
     if code is not None:
         return [
             _with_score(doc, 1.0) for _, doc in _code_hits(store, STANDARD, code, filters, limit)
         ]
-    return _search(store, STANDARD, query or "", filters, codes=True, limit=limit)
+    return _search(store, STANDARD, query or "", filters, codes=True, limit=limit, mode=mode)
 
 
-def search_components(store: Store, query: str, subject: str | None, limit: int) -> list[bytes]:
-    """Learning components by words, ranked."""
-    return _search(store, COMPONENT, query, Search(COMPONENT, (), subject=subject), False, limit)
+def search_components(
+    store: Store, query: str, subject: str | None, limit: int, mode: str = "hybrid"
+) -> list[bytes]:
+    """Learning components by words and meaning, ranked (`mode` as for standards)."""
+    filters = Search(COMPONENT, (), subject=subject)
+    return _search(store, COMPONENT, query, filters, False, limit, mode)
 
 
 def search_skills(

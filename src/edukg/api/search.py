@@ -75,9 +75,12 @@ def _skills(call: Call) -> bytes:
 
 
 _HOW = (
-    " Ranking is lexical (BM25 over stemmed words; PostgreSQL: its full-text rank), scores are "
-    "a monotone map of it onto (0, 1); exact codes score 1.0 and come first. Filters apply "
-    "before ranking. Ties break by identifier."
+    " Ranking is hybrid: words (BM25 over stemmed words; PostgreSQL: its full-text rank) and "
+    "meaning (all-MiniLM-L6-v2 sentence embeddings), fused by reciprocal rank; the score is "
+    "the fused rank score scaled so that first by both would be 1. Without a semantic index "
+    "(see /healthz) ranking is by words alone and the score a monotone map of BM25 onto "
+    "(0, 1). Exact codes score 1.0 and come first. Filters apply before ranking. Ties break "
+    "by identifier."
 )
 
 OPERATIONS = (

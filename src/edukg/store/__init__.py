@@ -6,7 +6,7 @@ code without import cycles, and PostgreSQL's driver loads only when used.
 
 from __future__ import annotations
 
-from edukg.store.base import DataInfo, KeyInfo, KeyStore, Loader, Row, Store
+from edukg.store.base import DataInfo, Indexer, KeyInfo, KeyStore, Loader, Row, Store
 
 
 def is_postgres(db: str) -> bool:
@@ -50,13 +50,26 @@ def open_loader(db: str) -> Loader:
     return SqliteLoader(db)
 
 
+def open_indexer(db: str) -> Indexer | None:
+    """The semantic-index writer for the version `db` serves; None when nothing is loaded."""
+    if is_postgres(db):
+        from edukg.store.postgres import PostgresIndexer  # noqa: PLC0415
+
+        return PostgresIndexer.open(db)
+    from edukg.store.sqlite_vectors import SqliteIndexer  # noqa: PLC0415
+
+    return SqliteIndexer.open(db)
+
+
 __all__ = [
     "DataInfo",
+    "Indexer",
     "KeyInfo",
     "KeyStore",
     "Row",
     "Store",
     "is_postgres",
+    "open_indexer",
     "open_key_store",
     "open_store",
 ]

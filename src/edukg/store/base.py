@@ -140,6 +140,18 @@ class Search:
 
 
 @dataclass(frozen=True)
+class Candidates:
+    """The records a semantic search may return, with their unit vectors.
+
+    `vectors` is a float16 NumPy array, one row of `semantic.encoder.DIMENSIONS` per
+    identifier, in the same order.
+    """
+
+    identifiers: list[str]
+    vectors: Any
+
+
+@dataclass(frozen=True)
 class Found:
     """A record looked up by key."""
 
@@ -168,6 +180,12 @@ class Store(Protocol):
 
     def search(self, query: Search, limit: int) -> list[tuple[str, bytes, float]]:
         """Up to `limit` (identifier, record, relevance > 0), most relevant first."""
+
+    def candidates(self, query: Search) -> Candidates | None:
+        """The records `query`'s filters admit, with their vectors (its words are ignored).
+
+        None when the loaded version has no complete semantic index (see `edukg index`).
+        """
 
     def export_lines(self, relationships: bool) -> Iterator[bytes]:
         """The loaded export's node (or relationship) lines as they were read."""
@@ -216,6 +234,37 @@ class KeyStore(Protocol):
 
     def close(self) -> None:
         """Release connections."""
+
+
+class Indexer(Protocol):
+    """Writes the semantic index of the served version, resumably, in order of rows.
+
+    Rows are numbered from 0 at load (see `shared.SEMANTIC`); vectors are float16
+    bytes, `DIMENSIONS` per row. A cache keyed by model and text outlives versions.
+    """
+
+    content_id: str
+
+    def total(self) -> int:
+        """How many rows the index has when complete."""
+
+    def done(self) -> int:
+        """How many rows are written (an interrupted run resumes there)."""
+
+    def texts(self, start: int) -> Iterator[tuple[int, str]]:
+        """(row, text) from row `start` on, in order."""
+
+    def cached(self, keys: list[bytes]) -> dict[bytes, bytes]:
+        """The cached vectors among `keys`."""
+
+    def write(self, start: int, vectors: bytes, fresh: list[tuple[bytes, bytes]]) -> None:
+        """Durably store the vectors of rows from `start` on, and new cache entries."""
+
+    def finish(self) -> None:
+        """Mark the index complete: searches of this version use it from now on."""
+
+    def close(self) -> None:
+        """Release connections (an unfinished index stays resumable)."""
 
 
 class Loader(Protocol):

