@@ -68,7 +68,9 @@ def _size(python: str, packages: list[str]) -> float:
         "            total += sum(os.path.getsize(os.path.join(d, f)) for f in files)\n"
         "print(total)\n"
     )
-    out = subprocess.run([python, "-c", code, *packages], capture_output=True, text=True)
+    out = subprocess.run(
+        [python, "-c", code, *packages], check=True, capture_output=True, text=True
+    )
     return int(out.stdout.strip() or 0) / 1e6
 
 
@@ -102,7 +104,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "texts.json"
         path.write_text(json.dumps(texts))
-        rows = []
+        rows: list[tuple[str, float, dict[str, float], float | None, float | None]] = []
         ours = _probe(sys.executable, "numpy", path, Path(tmp) / "numpy.npy")
         embed = _Embedder(os.cpu_count() or 1)
         embed(texts[:2100])  # start the workers

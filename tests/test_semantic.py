@@ -4,6 +4,7 @@ ranking on the demo graph and the lexical fallback, on both backends."""
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -198,3 +199,19 @@ def test_modes_for_evaluation(demo_db: str) -> None:
     dense = service.search_standards(store, query, None, filters, 5, mode="dense")
     store.close()
     assert dense and hybrid and lexical != hybrid
+
+
+def test_search_etag_changes_when_the_index_completes(
+    tmp_path: Path, serve: Callable[[str], Api]
+) -> None:
+    db = str(tmp_path / "edukg.db")
+    build_demo(db)  # no index yet: lexical
+    api = serve(db)
+    path = "/academic-standards/search"
+    before = api.get(path, query="figure out the lesson a fable teaches")
+    framework = api.get("/standards-frameworks")
+    index(db, workers=1)
+    after = api.get(path, query="figure out the lesson a fable teaches")
+    assert before.headers["etag"] != after.headers["etag"]
+    assert before.json() != after.json()
+    assert api.get("/standards-frameworks").headers["etag"] == framework.headers["etag"]

@@ -169,7 +169,10 @@ class EdukgApp:
             values = parse(op.params, _query(scope), path_params)
             info = service.loaded(self.store)
             gz = caching.wants_gzip(scope)
-            tag = caching.etag(info.content_id, scope, b"gzip" if gz else b"identity")
+            version = info.content_id
+            if "Search" in op.tags:  # the same data answers differently once it is indexed
+                version += ":" + service.search_ranking(self.store)
+            tag = caching.etag(version, scope, b"gzip" if gz else b"identity")
             headers = [
                 _JSON,
                 (b"x-data-version", info.data_version.encode()),
@@ -185,7 +188,7 @@ class EdukgApp:
                 body = caching.compress(body)
                 headers.append((b"content-encoding", b"gzip"))
             elif gz:  # the tag named gzip; small bodies go as they are, with their own tag
-                headers[2] = (b"etag", caching.etag(info.content_id, scope, b"identity"))
+                headers[2] = (b"etag", caching.etag(version, scope, b"identity"))
             return 200, body, headers
         if method not in ("GET", "HEAD"):
             raise MethodNotAllowedError(f"{method} is not allowed here.")

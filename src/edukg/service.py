@@ -505,6 +505,16 @@ def _nearest(store: Store, query: str, filters: Search, k: int) -> list[tuple[st
     return rank.nearest(candidates, vector, k)
 
 
+def search_ranking(store: Store) -> str:
+    """ "hybrid" or "lexical": what a search of the loaded version ranks by right now.
+
+    A search's answer changes when `edukg index` completes, with the same content id, so
+    this is part of its ETag.
+    """
+    hybrid = store.candidates(Search("-", ())) is not None and rank.available()
+    return "hybrid" if hybrid else "lexical"
+
+
 def search_mode(store: Store) -> dict[str, object]:
     """How searches of the loaded version are ranked, for /healthz."""
     indexed = store.candidates(Search("-", ())) is not None
