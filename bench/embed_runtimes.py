@@ -128,10 +128,10 @@ def main() -> int:
     print(f"{len(texts)} sample texts; model weights (both): 91 MB package, not counted\n")
     print(f"{'runtime':<30} {'install':>9} {'cold start':>11} {'one query':>10} "
           f"{'texts/s':>8} {'texts/s, 1 proc/core':>21} {'min cosine':>11}")  # fmt: skip
-    for name, size, f, parallel, agreement in rows:
+    for name, mb, f, per_core, agreement in rows:
         print(
-            f"{name:<30} {size:>6.0f} MB {f['cold']:>9.2f} s {f['query'] * 1000:>7.1f} ms"
-            f" {f['rate']:>8.0f} {parallel or 0:>21.0f} {agreement or 1.0:>11.6f}"
+            f"{name:<30} {mb:>6.0f} MB {f['cold']:>9.2f} s {f['query'] * 1000:>7.1f} ms"
+            f" {f['rate']:>8.0f} {per_core or 0:>21.0f} {agreement or 1.0:>11.6f}"
         )
     return 0
 
