@@ -46,7 +46,13 @@ def percentile(values: list[float], q: float) -> float:
 
 
 def main() -> int:
+    import os
     import resource
+
+    # As `edukg serve` runs: one BLAS thread per process (cli._single_threaded_blas); NumPy
+    # is not loaded yet.
+    for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS"):
+        os.environ.setdefault(name, "1")
 
     from edukg.semantic import rank
     from edukg.semantic.index import index
@@ -110,7 +116,7 @@ def main() -> int:
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"full-text index       {(pages[0] or 0) / 1e6:.1f} MB (SQLite FTS5)")
     print(f"semantic rows table   {(semantic[0] or 0) / 1e6:.1f} MB")
-    print(f"vectors file          {vectors / 1e6:.1f} MB (float16, memory-mapped)")
+    print(f"vectors file          {vectors / 1e6:.1f} MB (float32, memory-mapped)")
     print(f"model load            {cold * 1000:.0f} ms (first query of a process)")
     print(f"peak RSS              {rss_before:.0f} MB after the model, {rss:.0f} MB after the run")
     for kind, times in kinds.items():

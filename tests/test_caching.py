@@ -83,3 +83,36 @@ def test_etag_changes_with_the_data_not_the_label(
     after = raw(api, SMALL, **{"if-none-match": before})
     assert after.status_code == 200  # the old tag no longer matches
     assert after.headers["etag"] != before
+
+
+def test_response_cache_serves_repeats_and_never_stale_or_unauthorised(
+    tmp_path: Path, fresh_db: str, serve: Callable[[str], Api]
+) -> None:
+    build_demo(fresh_db)
+    api = serve(fresh_db)
+
+    def cache() -> dict[str, int]:
+        figures: dict[str, int] = api.http.get("/healthz").json()["details"]["responseCache"]
+        return figures
+
+    first = raw(api, BIG, **{"accept-encoding": "gzip"})
+    start = cache()
+    again = raw(api, BIG, **{"accept-encoding": "gzip"})
+    assert again.content == first.content and again.headers["etag"] == first.headers["etag"]
+    assert again.headers["content-encoding"] == "gzip"
+    assert cache()["hits"] == start["hits"] + 1
+    plain = raw(api, BIG, **{"accept-encoding": "identity"})  # another entry
+    assert gzip.decompress(first.content) == plain.content
+    # Keys are checked before the cache: a wrong key is refused for a cached URL too.
+    with httpx.Client(base_url=api.server.url) as client:
+        refused = client.get(BIG, headers={"x-api-key": "not-a-key"})
+    assert refused.status_code == 401
+    # Bad input is never cached: the same bad URL fails every time.
+    for _ in range(2):
+        assert api.get("/academic-standards", limit="0").status_code == 400
+    # A new load changes every tag: nothing stale comes back.
+    old = api.ok("/standards-frameworks", jurisdiction="Vermont")
+    lines = [line.replace(b"Vermont", b"Vermont ") for line in demo_lines()]
+    load([str(write_export(tmp_path / "v2", lines))], fresh_db, "demo")
+    new = api.ok("/standards-frameworks", jurisdiction="Vermont")
+    assert old and new != old

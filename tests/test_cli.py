@@ -160,3 +160,27 @@ def test_failed_load_exits_nonzero_naming_the_line(tmp_path: Path) -> None:
     assert done.returncode == 1
     assert f"relationships.jsonl:{lines}:" in done.stderr.replace("\n", "")
     assert not (tmp_path / "f.db").exists()
+
+
+def test_load_indexes_unless_told_not_and_index_resumes(tmp_path: Path) -> None:
+    export = write_export(tmp_path / "v1.0.0", list(demo_lines()))
+    db = str(tmp_path / "i.db")
+
+    def edukg(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [*EDUKG, *args, "--db", db], capture_output=True, text=True, check=False
+        )
+
+    nothing = edukg("index")
+    assert nothing.returncode == 1 and "nothing is loaded" in nothing.stderr
+    skipped = edukg("load", str(export), "--no-index")
+    assert skipped.returncode == 0 and "Semantic index" not in skipped.stderr
+    assert not list(tmp_path.glob("i.db.*.vectors"))
+    built = edukg("index", "--runtime", "numpy")
+    assert built.returncode == 0, built.stderr
+    assert "texts embedded (numpy)" in built.stderr
+    assert len(list(tmp_path.glob("i.db.*.vectors"))) == 1
+    again = edukg("index")
+    assert again.returncode == 0 and "complete" in again.stderr
+    reloaded = edukg("load", str(export))  # the same data: its vectors are still complete
+    assert reloaded.returncode == 0 and "Semantic index complete" in reloaded.stderr

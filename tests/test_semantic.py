@@ -54,6 +54,18 @@ def test_encoder_matches_the_reference_model(encoder: Encoder) -> None:
     assert cosines.min() > 0.9999
 
 
+def test_int8_index_encoder_agrees(encoder: Encoder) -> None:
+    from edukg.semantic import onnx_encoder
+
+    if not onnx_encoder.available():
+        pytest.skip("ONNX Runtime is not installed (pip install 'edukg[index]')")
+    texts = (Path(__file__).parent / "data" / "minilm_reference.txt").read_text().splitlines()
+    int8 = onnx_encoder.OnnxEncoder(threads=1).encode(texts)
+    cosines = (int8 * encoder.encode(texts)).sum(axis=1)
+    assert cosines.mean() > 0.98 and cosines.min() > 0.95
+    assert np.allclose(np.linalg.norm(int8, axis=1), 1.0, atol=1e-5)
+
+
 def test_long_and_empty_texts(encoder: Encoder) -> None:
     v = encoder.encode(["word " * 2000, "", "分数 é"])
     assert np.isfinite(v).all() and v.shape == (3, DIMENSIONS)
@@ -108,7 +120,7 @@ def test_fusion_is_deterministic() -> None:
     assert [i for i, _ in fused] == ["a", "b", "c", "d"]  # a and b tie: by identifier
     assert fused[0][1] == fused[1][1] < 1.0
     assert rank.fuse(["x"], ["x"]) == [("x", 1.0)]
-    vectors = np.eye(3, DIMENSIONS, dtype=np.float16)
+    vectors = np.eye(3, DIMENSIONS, dtype=np.float32)
     near = rank.nearest(Candidates(["p", "q", "r"], vectors), np.eye(1, DIMENSIONS)[0], 2)
     assert near == [("p", 1.0)]  # q and r are orthogonal: below the similarity floor
 
@@ -136,7 +148,7 @@ def test_index_resumes_and_reuses_the_cache(fresh_db: str) -> None:
             raise Stop
 
     with pytest.raises(Stop):
-        build_index(indexer, stop_after_two_batches, workers=1, batch=40)
+        build_index(indexer, stop_after_two_batches, workers=1, batch=40, runtime="numpy")
     indexer.close()
     store = open_store(fresh_db, refresh=0)
     store.info()
@@ -149,7 +161,7 @@ def test_index_resumes_and_reuses_the_cache(fresh_db: str) -> None:
         )
         with open(partial, "ab") as f:
             f.write(b"\x00" * 100)
-    resumed = index(fresh_db, workers=1)
+    resumed = index(fresh_db, workers=1, runtime="numpy")
     assert resumed.resumed_at == 80 and resumed.embedded < resumed.rows - 80 + 1
     assert resumed.rows > 100
     first = _vectors(fresh_db)
@@ -159,7 +171,7 @@ def test_index_resumes_and_reuses_the_cache(fresh_db: str) -> None:
         for line in demo_lines()
     ]
     build([("changed demo", enumerate(lines, start=1))], fresh_db, "changed")
-    again = index(fresh_db, workers=1)
+    again = index(fresh_db, workers=1, runtime="numpy")
     assert again.embedded == 1 and again.from_cache == again.rows - 1
     assert len(_vectors(fresh_db)) == len(first)
     assert index(fresh_db).already_complete

@@ -41,6 +41,7 @@ from edukg.explorer import Explorer
 from edukg.openapi import build_openapi
 from edukg.params import parse
 from edukg.ratelimit import Decision, Limiter, MemoryLimiter, RedisLimiter
+from edukg.responses import ResponseCache
 from edukg.routing import Router
 from edukg.store import KeyStore, Store, open_key_store, open_store
 from edukg.store.base import Principal, StoreUnavailable
@@ -86,6 +87,7 @@ class EdukgApp:
         self.explorer = Explorer(settings.base_path)
         # Private: responses sit behind a key, so shared caches must not keep them.
         self._cache_control = f"private, max-age={settings.cache_max_age}".encode()
+        self.responses = ResponseCache(settings.response_cache_mb * 1024 * 1024)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -166,7 +168,6 @@ class EdukgApp:
             if matched is None:
                 raise NotFoundError(f"No operation at {path}. See /openapi.json for the API.")
             op, path_params = matched
-            values = parse(op.params, _query(scope), path_params)
             info = service.loaded(self.store)
             gz = caching.wants_gzip(scope)
             version = info.content_id
@@ -183,12 +184,18 @@ class EdukgApp:
             condition = caching.if_none_match(scope)
             if condition is not None and caching.matches(condition, tag):
                 return 304, b"", [h for h in headers if h is not _JSON]
+            # Only answers that passed validation are kept, so a hit needs no parsing.
+            kept = self.responses.get(tag)
+            if kept is not None:
+                return 200, kept[0], kept[1]
+            values = parse(op.params, _query(scope), path_params)
             body = op.handler(Call(op.operation_id, values, self.store, info))
             if gz and len(body) >= caching.GZIP_MIN_BYTES:
                 body = caching.compress(body)
                 headers.append((b"content-encoding", b"gzip"))
             elif gz:  # the tag named gzip; small bodies go as they are, with their own tag
                 headers[2] = (b"etag", caching.etag(version, scope, b"identity"))
+            self.responses.put(tag, body, headers)
             return 200, body, headers
         if method not in ("GET", "HEAD"):
             raise MethodNotAllowedError(f"{method} is not allowed here.")
@@ -277,6 +284,7 @@ class EdukgApp:
                 "counts": info.counts,
                 "details": {
                     "rateLimiter": self.limiter.status(),
+                    "responseCache": self.responses.status(),
                     "search": service.search_mode(self.store),
                 },
             }

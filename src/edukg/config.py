@@ -43,7 +43,8 @@ class Settings:
 
     Each field has a flag of `edukg serve` and an environment variable (which is how
     `serve` hands them to its worker processes): EDUKG_DB, EDUKG_BASE_PATH,
-    EDUKG_READ_DB, EDUKG_REDIS, EDUKG_RATE, EDUKG_BURST, EDUKG_REFRESH, EDUKG_ACCESS_LOG, EDUKG_CACHE_MAX_AGE.
+    EDUKG_READ_DB, EDUKG_REDIS, EDUKG_RATE, EDUKG_BURST, EDUKG_REFRESH, EDUKG_ACCESS_LOG, EDUKG_CACHE_MAX_AGE,
+    EDUKG_RESPONSE_CACHE_MB.
     """
 
     db: str = DEFAULT_DB
@@ -55,6 +56,7 @@ class Settings:
     refresh: float = 1.0  # seconds between PostgreSQL readers' looks for a new version
     access_log: bool = False  # one JSON line per request on the `edukg.access` logger
     cache_max_age: int = 60  # seconds clients may reuse a data response without asking
+    response_cache_mb: int = 64  # finished responses kept per process, by ETag; 0: none
 
     @classmethod
     def from_env(cls) -> Settings:
@@ -70,4 +72,5 @@ class Settings:
             refresh=float(env.get("EDUKG_REFRESH", 1.0)),
             access_log=env.get("EDUKG_ACCESS_LOG", "1") != "0",
             cache_max_age=int(env.get("EDUKG_CACHE_MAX_AGE", 60)),
+            response_cache_mb=int(env.get("EDUKG_RESPONSE_CACHE_MB", 64)),
         )

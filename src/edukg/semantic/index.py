@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from multiprocessing import get_context
 from typing import Any
 
+from edukg.semantic import VECTOR_FORMAT
 from edukg.store import open_indexer
 from edukg.store.base import Indexer
 
@@ -38,11 +39,12 @@ class IndexSummary:
     from_cache: int = 0
     seconds: float = 0.0
     already_complete: bool = False
+    runtime: str = ""  # "onnx" (int8) or "numpy"
 
 
 def cache_key(fingerprint: str, text: str) -> bytes:
-    """The cache key of `text` under a model: 16 bytes of SHA-256."""
-    return hashlib.sha256(f"{fingerprint}\0{text}".encode()).digest()[:16]
+    """The cache key of `text` under a model, runtime and vector format: 16 bytes of SHA-256."""
+    return hashlib.sha256(f"{fingerprint};{VECTOR_FORMAT}\0{text}".encode()).digest()[:16]
 
 
 _worker_encoder: Any = None
@@ -58,17 +60,27 @@ def _worker_start() -> None:
 def _worker_encode(texts: list[str]) -> bytes:
     import numpy as np  # noqa: PLC0415
 
-    return bytes(_worker_encoder.encode(texts).astype(np.float16).tobytes())
+    return bytes(_worker_encoder.encode(texts).astype(np.float32).tobytes())
 
 
 class _Embedder:
-    """Runs the model in this process or in one worker per core."""
+    """Runs the model: ONNX Runtime int8 where installed, else NumPy (in-process or one
+    worker per core)."""
 
-    def __init__(self, workers: int) -> None:
-        from edukg.semantic.encoder import Encoder  # noqa: PLC0415
+    def __init__(self, workers: int, runtime: str = "auto") -> None:
+        from edukg.semantic import onnx_encoder  # noqa: PLC0415
+        from edukg.semantic.encoder import Encoder, ModelMissing  # noqa: PLC0415
 
-        self._local = Encoder()
-        self.fingerprint = self._local.fingerprint
+        if runtime == "onnx" and not onnx_encoder.available():
+            raise ModelMissing("ONNX Runtime is not installed: pip install 'edukg[index]'")
+        if runtime == "onnx" or (runtime == "auto" and onnx_encoder.available()):
+            self._local: Any = onnx_encoder.OnnxEncoder(threads=workers)
+            self.runtime = "onnx"
+            workers = 1  # it runs its own threads
+        else:
+            self._local = Encoder()
+            self.runtime = "numpy"
+        self.fingerprint: str = self._local.fingerprint
         self._workers = workers
         self._pool: ProcessPoolExecutor | None = None
 
@@ -78,7 +90,7 @@ class _Embedder:
         from edukg.semantic import ROW_BYTES  # noqa: PLC0415
 
         if self._workers <= 1 or len(texts) < _PARALLEL_FROM:
-            blob = self._local.encode(texts).astype(np.float16).tobytes()
+            blob = self._local.encode(texts).astype(np.float32).tobytes()
         else:
             # Similar lengths in each job, so each pads little.
             order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
@@ -132,6 +144,7 @@ def build_index(
     progress: Progress | None = None,
     workers: int | None = None,
     batch: int = _BATCH,
+    runtime: str = "auto",
 ) -> IndexSummary:
     """Embed the rows `indexer` still lacks and mark its index complete."""
     started = time.monotonic()
@@ -142,7 +155,8 @@ def build_index(
         summary.already_complete = True
         summary.seconds = time.monotonic() - started
         return summary
-    embed = _Embedder(workers if workers is not None else (os.cpu_count() or 1))
+    embed = _Embedder(workers if workers is not None else (os.cpu_count() or 1), runtime)
+    summary.runtime = embed.runtime
     try:
         done = summary.resumed_at
         if progress:
@@ -166,12 +180,20 @@ def build_index(
     return summary
 
 
-def index(db: str, progress: Progress | None = None, workers: int | None = None) -> IndexSummary:
-    """Build (or finish) the semantic index of what `db` serves now."""
+def index(
+    db: str,
+    progress: Progress | None = None,
+    workers: int | None = None,
+    runtime: str = "auto",
+) -> IndexSummary:
+    """Build (or finish) the semantic index of what `db` serves now.
+
+    `runtime`: "onnx" (int8, fastest), "numpy" (float32), or "auto" (onnx if installed).
+    """
     indexer = open_indexer(db)
     if indexer is None:
         raise LookupError(f"nothing is loaded in {db}")
     try:
-        return build_index(indexer, progress, workers)
+        return build_index(indexer, progress, workers, runtime=runtime)
     finally:
         indexer.close()

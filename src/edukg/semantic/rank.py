@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 from edukg.store.base import Candidates
@@ -48,6 +49,24 @@ def query_vector(text: str) -> Any:
     return encoder.encode([text])[0]
 
 
+_pool: Any = None
+
+
+def query_vector_soon(text: str) -> Future[Any]:
+    """`query_vector(text)` on a helper thread, so a caller can rank by words meanwhile.
+
+    The model, the tokenizer and SQLite all release the GIL in their heavy parts, so the
+    embedding and the full-text query overlap on two cores.
+    """
+    global _pool  # noqa: PLW0603 - one small pool per process, made on first use
+    if _pool is None:
+        with _lock:
+            if _pool is None:
+                _pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="edukg-embed")
+    future: Future[Any] = _pool.submit(query_vector, text)
+    return future
+
+
 def nearest(candidates: Candidates, vector: Any, k: int) -> list[tuple[str, float]]:
     """The `k` candidates closest to `vector` by cosine, best first; ties by identifier."""
     import numpy as np  # noqa: PLC0415
@@ -57,9 +76,10 @@ def nearest(candidates: Candidates, vector: Any, k: int) -> list[tuple[str, floa
         return []
     sims = np.asarray(candidates.vectors, dtype=np.float32) @ vector
     top = np.argpartition(-sims, k - 1)[:k] if count > k else np.arange(count)
-    ids = candidates.identifiers
-    best = sorted(top.tolist(), key=lambda i: (-float(sims[i]), ids[i]))
-    return [(ids[i], float(sims[i])) for i in best if sims[i] >= MIN_SIMILARITY]
+    kept = [int(i) for i in top if sims[i] >= MIN_SIMILARITY]
+    ids = {i: candidates.identifiers[i] for i in kept}  # looked up for the hits only
+    best = sorted(kept, key=lambda i: (-float(sims[i]), ids[i]))
+    return [(ids[i], float(sims[i])) for i in best]
 
 
 def fuse(lexical: list[str], dense: list[str], k: int = RRF_K) -> list[tuple[str, float]]:

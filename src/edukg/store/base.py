@@ -6,7 +6,7 @@ scan. Every list query is keyset-paged on the node `identifier` in byte order.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -143,11 +143,11 @@ class Search:
 class Candidates:
     """The records a semantic search may return, with their unit vectors.
 
-    `vectors` is a float16 NumPy array, one row of `semantic.encoder.DIMENSIONS` per
+    `vectors` is a float32 NumPy array, one row of `semantic.encoder.DIMENSIONS` per
     identifier, in the same order.
     """
 
-    identifiers: list[str]
+    identifiers: Sequence[str]
     vectors: Any
 
 
@@ -239,7 +239,7 @@ class KeyStore(Protocol):
 class Indexer(Protocol):
     """Writes the semantic index of the served version, resumably, in order of rows.
 
-    Rows are numbered from 0 at load (see `shared.SEMANTIC`); vectors are float16
+    Rows are numbered from 0 at load (see `shared.SEMANTIC`); vectors are float32
     bytes, `DIMENSIONS` per row. A cache keyed by model and text outlives versions.
     """
 

@@ -255,7 +255,7 @@ class PostgresStore:
             f" WHERE {where} ORDER BY d.row",
             params,
         )
-        vectors = np.frombuffer(b"".join(bytes(v) for _, v in rows), dtype=np.float16)
+        vectors = np.frombuffer(b"".join(bytes(v) for _, v in rows), dtype=np.float32)
         return Candidates([i for i, _ in rows], vectors.reshape(len(rows), DIMENSIONS))
 
     def _semantic_ready(self, schema: str) -> bool:

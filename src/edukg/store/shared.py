@@ -247,11 +247,14 @@ def scope_tokens(kind: str, jurisdiction: str | None) -> str:
 
 
 def scope_match(query: Search) -> str:
-    """An FTS5 condition that admits only the kind and jurisdiction `query` asks for."""
-    condition = f"scope : {_scope_token('k', query.kind)}"
+    """An FTS5 condition that narrows a search to its jurisdiction, or else to its kind.
+
+    One token, the narrower: intersecting with the kind's list (every standard) as well
+    would double the work, and the kind is checked on the matches anyway.
+    """
     if query.jurisdiction is not None:
-        condition += f" AND scope : {_scope_token('j', query.jurisdiction)}"
-    return condition
+        return f"scope : {_scope_token('j', query.jurisdiction)}"
+    return f"scope : {_scope_token('k', query.kind)}"
 
 
 # The rows of the semantic index: searchable records with text, numbered so that one

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 from urllib.parse import quote
 
 import orjson
@@ -161,7 +161,12 @@ class SqliteStore:
         return out
 
     def candidates(self, query: Search) -> Candidates | None:
-        """Filtered rows of the `semantic` table and their vectors from the memory-mapped file."""
+        """The filtered rows of `semantic` and their vectors, straight from the mapped file.
+
+        Rows of one kind and jurisdiction are one run, so without other filters the
+        vectors are a slice of the map (no copy); identifiers are looked up only for the
+        rows a caller reads (the top hits).
+        """
         conn = self._connection()
         info = self._info
         if conn is None or info is None:
@@ -170,17 +175,15 @@ class SqliteStore:
         if vectors is None:
             return None
         where, params = search_filters(query)
-        rows = conn.execute(
-            f"SELECT row, identifier FROM semantic d WHERE {where} ORDER BY row", params
-        ).fetchall()
-        if not rows:
+        low, high, count = conn.execute(
+            f"SELECT min(row), max(row), count(*) FROM semantic d WHERE {where}", params
+        ).fetchone()
+        if not count:
             return Candidates([], vectors[:0])
-        numbers = [r for r, _ in rows]
-        if numbers[-1] - numbers[0] + 1 == len(numbers):  # one run: a slice, no gather
-            chosen = vectors[numbers[0] : numbers[-1] + 1]
-        else:
-            chosen = vectors[numbers]
-        return Candidates([i for _, i in rows], chosen)
+        if high - low + 1 == count:
+            return Candidates(_RowIdentifiers(conn, low, count), vectors[low : high + 1])
+        rows = [r for (r,) in conn.execute(f"SELECT row FROM semantic d WHERE {where}", params)]
+        return Candidates(_RowIdentifiers(conn, 0, len(rows), rows), vectors[rows])
 
     def _vector_map(self, content_id: str) -> Any:
         if self._vectors is not None and self._vectors[0] == content_id:
@@ -194,7 +197,7 @@ class SqliteStore:
             return None
         if size == 0 or size % ROW_BYTES:
             return None
-        matrix = np.memmap(path, dtype=np.float16, mode="r").reshape(-1, ROW_BYTES // 2)
+        matrix = np.memmap(path, dtype=np.float32, mode="r").reshape(-1, ROW_BYTES // 4)
         self._vectors = (content_id, matrix)
         return matrix
 
@@ -213,6 +216,33 @@ class SqliteStore:
     def close(self) -> None:
         """Close the connection."""
         self._swap(None, None, None)
+
+
+class _RowIdentifiers(Sequence[str]):
+    """Identifiers of candidate rows, read from `semantic` only when asked for."""
+
+    def __init__(
+        self, conn: sqlite3.Connection, first: int, count: int, rows: list[int] | None = None
+    ) -> None:
+        self._conn, self._first, self._count, self._rows = conn, first, count, rows
+
+    def __len__(self) -> int:
+        return self._count
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[str]: ...
+    def __getitem__(self, index: int | slice) -> str | list[str]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        if not 0 <= index < len(self):
+            raise IndexError(index)
+        row = self._rows[index] if self._rows is not None else self._first + index
+        found = self._conn.execute(
+            "SELECT identifier FROM semantic WHERE row = ?", (row,)
+        ).fetchone()
+        return str(found[0])
 
 
 _KEY_SCHEMA = """

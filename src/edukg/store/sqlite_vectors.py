@@ -1,7 +1,7 @@
 """The semantic index beside a SQLite database: a flat file of vectors, and a cache.
 
 The database file is immutable once served, so vectors live in their own file,
-named for the version's content id: `<db>.<id>.vectors`, float16 rows in the
+named for the version's content id: `<db>.<id>.vectors`, float32 rows in the
 order of the `semantic` table. It is written as `<...>.partial`, appended one
 batch at a time, and renamed when complete; a run that stops resumes at the last
 whole row. The cache (`<db>.embeddings`, SQLite) keeps every vector by a hash of

@@ -1,0 +1,59 @@
+"""An in-process cache of finished data responses, keyed by their ETag.
+
+The ETag already names everything a data response depends on (the loaded content id,
+the search ranking, the URL and the content encoding), so a response found under it
+is the response the handler would build again; a new load changes every tag and old
+entries simply age out. Authentication, rate limiting and conditional requests still
+run on every request: only the query, the encoding and the compression are saved.
+Bounded by bytes, least recently used first out.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+
+Headers = list[tuple[bytes, bytes]]
+
+DEFAULT_BYTES = 64 * 1024 * 1024
+_LARGEST_SHARE = 16  # one response may take at most 1/16 of the cache
+
+
+class ResponseCache:
+    """Finished (body, headers) pairs by ETag, within a byte budget."""
+
+    def __init__(self, max_bytes: int = DEFAULT_BYTES) -> None:
+        self._entries: OrderedDict[bytes, tuple[bytes, Headers]] = OrderedDict()
+        self._max = max_bytes
+        self.size = 0
+        self.hits = 0
+        self.misses = 0
+
+    def get(self, tag: bytes) -> tuple[bytes, Headers] | None:
+        """The response stored under `tag`, if any (it becomes the most recent)."""
+        found = self._entries.get(tag)
+        if found is None:
+            self.misses += 1
+            return None
+        self._entries.move_to_end(tag)
+        self.hits += 1
+        return found
+
+    def put(self, tag: bytes, body: bytes, headers: Headers) -> None:
+        """Keep a response unless it is too large; evict the least recent to fit."""
+        if self._max <= 0 or len(body) > self._max // _LARGEST_SHARE or tag in self._entries:
+            return
+        self._entries[tag] = (body, headers)
+        self.size += len(body)
+        while self.size > self._max:
+            _, (old, _) = self._entries.popitem(last=False)
+            self.size -= len(old)
+
+    def status(self) -> dict[str, int]:
+        """Figures for /healthz."""
+        return {
+            "entries": len(self._entries),
+            "bytes": self.size,
+            "maxBytes": self._max,
+            "hits": self.hits,
+            "misses": self.misses,
+        }
