@@ -40,7 +40,7 @@ format: setup
 	$(BIN)/ruff check --fix .
 	$(BIN)/ruff format .
 
-# About 8 minutes on 2 cores. Needs wrk and nginx (apt-get install wrk nginx); installs
+# About 25 minutes on 2 cores (most of it embedding the export). Needs wrk and nginx (apt-get install wrk nginx); installs
 # datasette, the alternative the serve benchmark compares with.
 bench: setup
 	$(BIN)/python -m pip install --quiet -e '.[dev,bench]'
@@ -48,6 +48,8 @@ bench: setup
 	$(BIN)/python bench/load.py .bench/export
 	$(BIN)/python bench/serve.py --export .bench/export
 	$(BIN)/python bench/search_latency.py .bench/export
+	$(BIN)/python bench/search_eval.py
+	$(BIN)/python bench/embed_runtimes.py
 	$(BIN)/python bench/soak.py --seconds 30
 
 # The full soak: 2 minutes at 64 connections; zero errors and flat memory expected.

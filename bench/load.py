@@ -45,7 +45,7 @@ def main() -> int:
         db = Path(tmp) / "bench.db"
         started = time.perf_counter()
         subprocess.run(
-            [sys.executable, "-m", "edukg.cli", "load", str(export), "--db", str(db)],
+            [sys.executable, "-m", "edukg.cli", "load", str(export), "--db", str(db), "--no-index"],
             check=True,
             stdout=subprocess.DEVNULL,
         )
