@@ -20,6 +20,7 @@ import re
 import secrets
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
 from typing import Any
@@ -131,6 +132,9 @@ def ensure_meta(conn: psycopg.Connection[Any]) -> None:
             conn.execute(statement)
 
 
+_CANDIDATE_BYTES = 128 * 1024 * 1024  # vectors of recent search filters kept per process
+
+
 class PostgresStore:
     """Reads the version `edukg.current` points at."""
 
@@ -143,6 +147,8 @@ class PostgresStore:
         self._schema: str | None = None
         self._info: DataInfo | None = None
         self._semantic: tuple[str, float] | None = None  # (schema, when seen complete)
+        self._candidates: OrderedDict[tuple[Any, ...], Candidates] = OrderedDict()
+        self._candidate_bytes = 0
 
     def _connection(self) -> Any:
         if self._pool is None:
@@ -243,10 +249,21 @@ class PostgresStore:
         return [(i, bytes(doc), float(r)) for i, doc, r in rows if r > 0]
 
     def candidates(self, query: Search) -> Candidates | None:
-        """Filtered rows of `semantic` with their vectors; ranked by the caller."""
+        """Filtered rows of `semantic` with their vectors; ranked by the caller.
+
+        A filter's candidates cross the network once per version and process: they are
+        kept, least recently used out first, within `_CANDIDATE_BYTES`.
+        """
         schema = self._schema
         if schema is None or not self._semantic_ready(schema):
             return None
+        key = (schema, query.kind, query.jurisdiction, query.subject, query.statement_type,
+               query.grades_mask)  # fmt: skip
+        with self._lock:
+            kept = self._candidates.get(key)
+            if kept is not None:
+                self._candidates.move_to_end(key)
+                return kept
         import numpy as np  # noqa: PLC0415 - only semantic search needs NumPy
 
         where, params = shared.search_filters(query, mark="%s")
@@ -256,7 +273,14 @@ class PostgresStore:
             params,
         )
         vectors = np.frombuffer(b"".join(bytes(v) for _, v in rows), dtype=np.float32)
-        return Candidates([i for i, _ in rows], vectors.reshape(len(rows), DIMENSIONS))
+        found = Candidates([i for i, _ in rows], vectors.reshape(len(rows), DIMENSIONS))
+        with self._lock:
+            self._candidates[key] = found
+            self._candidate_bytes += vectors.nbytes
+            while self._candidate_bytes > _CANDIDATE_BYTES and len(self._candidates) > 1:
+                _, old = self._candidates.popitem(last=False)
+                self._candidate_bytes -= old.vectors.nbytes
+        return found
 
     def _semantic_ready(self, schema: str) -> bool:
         if self._semantic is not None and self._semantic[0] == schema:
