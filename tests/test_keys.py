@@ -88,3 +88,24 @@ def test_revoke_stops_a_key_at_once_and_keys_survive_reloads(
     assert edukg("keys", "revoke", "carol", "--db", db).returncode == 0
     error_of(api.get("/standards-frameworks", key=other), 401, "AuthenticationError")
     assert api.get("/standards-frameworks").status_code == 200
+
+
+def test_remembered_keys_forget_a_revoke_at_once(tmp_path: Path) -> None:
+    """SQLite remembers verified keys until the key file changes (data_version)."""
+    from edukg.store.sqlite import SqliteKeyStore
+
+    db = str(tmp_path / "k.db")
+    server = SqliteKeyStore.for_db(db)
+    admin = SqliteKeyStore.for_db(db)  # another connection, as `edukg keys` is
+    alice = admin.create("alice")
+    bob = admin.create("bob")
+    assert server.verify(alice) is not None and server.verify(alice) is not None
+    assert admin.revoke("alice")
+    assert server.verify(alice) is None  # another connection's revoke
+    assert server.verify(bob) is not None
+    assert server.revoke("bob")
+    assert server.verify(bob) is None  # this connection's own revoke
+    for _ in range(3):
+        assert server.verify("ekg_guess") is None
+    server.close()
+    admin.close()

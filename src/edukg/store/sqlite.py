@@ -17,6 +17,7 @@ from edukg.store.base import (
     Candidates,
     DataInfo,
     Found,
+    Principal,
     Query,
     Row,
     Search,
@@ -263,6 +264,9 @@ CREATE UNIQUE INDEX IF NOT EXISTS api_keys_live_name ON api_keys (name) WHERE re
 """
 
 
+_VERIFIED_MAX = 10_000
+
+
 class SqliteKeyStore(KeyStoreBase):
     """API keys in their own SQLite file beside the data file (WAL: readers see revokes at once)."""
 
@@ -270,6 +274,25 @@ class SqliteKeyStore(KeyStoreBase):
         super().__init__()
         self._path = path
         self._conn: sqlite3.Connection | None = None
+        # Live keys already checked, until the key file changes: SQLite's data_version
+        # moves with every commit of another connection (a revoke by `edukg keys`), and
+        # this connection's own writes clear it too, so a revoke counts at once.
+        self._verified: dict[str, Principal] = {}
+        self._version: int | None = None
+
+    def verify(self, key: str) -> Principal | None:
+        """Who holds the live key `key`, or None (re-read when the key file changed)."""
+        (version,) = self._connection().execute("PRAGMA data_version").fetchone()
+        if version != self._version:
+            self._verified.clear()
+            self._version = version
+        known = self._verified.get(key)
+        if known is not None:
+            return known
+        principal = super().verify(key)
+        if principal is not None and len(self._verified) < _VERIFIED_MAX:
+            self._verified[key] = principal  # only live keys: guesses cannot fill it
+        return principal
 
     @classmethod
     def for_db(cls, db: str) -> SqliteKeyStore:
@@ -296,6 +319,7 @@ class SqliteKeyStore(KeyStoreBase):
         return self._connection().execute(sql, params).fetchall()
 
     def _run(self, sql: str, params: tuple[Any, ...]) -> int:
+        self._verified.clear()  # this connection's own writes do not move data_version
         return self._connection().execute(sql, params).rowcount
 
     def close(self) -> None:
