@@ -184,3 +184,18 @@ def test_load_indexes_unless_told_not_and_index_resumes(tmp_path: Path) -> None:
     assert again.returncode == 0 and "complete" in again.stderr
     reloaded = edukg("load", str(export))  # the same data: its vectors are still complete
     assert reloaded.returncode == 0 and "Semantic index complete" in reloaded.stderr
+
+
+def test_index_falls_back_to_numpy_when_onnx_cannot_run(tmp_path: Path) -> None:
+    pytest.importorskip("onnxruntime", reason="the ONNX path needs the `index` extra")
+    export = write_export(tmp_path / "v1.0.0", list(demo_lines()))
+    db = str(tmp_path / "f.db")
+    blocked = tmp_path / "not-a-directory"
+    blocked.write_text("the int8 model cannot be written under a file")
+    env = {**os.environ, "XDG_CACHE_HOME": str(blocked)}
+    done = subprocess.run(
+        [*EDUKG, "load", str(export), "--db", db], capture_output=True, text=True, check=False,
+        env=env,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "ONNX Runtime unusable" in done.stderr and "texts embedded (numpy)" in done.stderr

@@ -118,6 +118,9 @@ def _index_step(db: str, required: bool = False, runtime: str = "auto") -> int:
     except LookupError as exc:
         _say(str(exc))
         return 1
+    except RuntimeError as exc:  # e.g. another `edukg index` writing the same file
+        _say(f"Semantic index not finished: {exc}. Run `edukg index` again to resume.")
+        return 1
     if summary.already_complete:
         _say(f"Semantic index complete ({summary.rows:,} texts).")
     else:

@@ -10,6 +10,7 @@ each, so processes scale where threads do not.
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import time
 from collections.abc import Callable, Iterator
@@ -21,6 +22,8 @@ from typing import Any
 from edukg.semantic import VECTOR_FORMAT
 from edukg.store import open_indexer
 from edukg.store.base import Indexer
+
+log = logging.getLogger("edukg.index")
 
 _BATCH = 8192  # rows per durable step
 _PARALLEL_FROM = 2000  # fewer new texts than this: embed in-process (workers cost ~1 s)
@@ -73,11 +76,17 @@ class _Embedder:
 
         if runtime == "onnx" and not onnx_encoder.available():
             raise ModelMissing("ONNX Runtime is not installed: pip install 'edukg[index]'")
+        self._local: Any = None
         if runtime == "onnx" or (runtime == "auto" and onnx_encoder.available()):
-            self._local: Any = onnx_encoder.OnnxEncoder(threads=workers)
-            self.runtime = "onnx"
-            workers = 1  # it runs its own threads
-        else:
+            try:
+                self._local = onnx_encoder.OnnxEncoder(threads=workers)
+                self.runtime = "onnx"
+                workers = 1  # it runs its own threads
+            except (OSError, RuntimeError, ValueError) as exc:
+                if runtime == "onnx":
+                    raise
+                log.warning("ONNX Runtime unusable (%s); embedding with NumPy instead", exc)
+        if self._local is None:
             self._local = Encoder()
             self.runtime = "numpy"
         self.fingerprint: str = self._local.fingerprint
