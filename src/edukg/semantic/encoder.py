@@ -51,7 +51,26 @@ def load_tokenizer(directory: Path | None = None) -> Any:
     return tokenizer
 
 
-def _package_version() -> str:
+def pad(batch: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
+    """Token ids padded with zeros to the longest, and the mask of real tokens."""
+    length = max(len(x) for x in batch)
+    ids = np.zeros((len(batch), length), dtype=np.int64)
+    mask = np.zeros((len(batch), length), dtype=np.float32)
+    for row, tokens in enumerate(batch):
+        ids[row, : len(tokens)] = tokens
+        mask[row, : len(tokens)] = 1.0
+    return ids, mask
+
+
+def mean_pool(hidden: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """Sentence vectors: the mean of the real tokens' states, scaled to unit length."""
+    pooled = (hidden * mask[:, :, None]).sum(1) / np.maximum(mask.sum(1, keepdims=True), 1e-9)
+    norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+    return np.asarray(pooled / np.maximum(norms, 1e-12), dtype=np.float32)
+
+
+def package_version() -> str:
+    """The installed model package's release (part of every cache key)."""
     from importlib.metadata import PackageNotFoundError, version  # noqa: PLC0415
 
     try:
@@ -112,7 +131,7 @@ class Encoder:
         directory = directory or model_dir()
         weights = directory / "model.safetensors"
         # Cache keys: the model package's release and this implementation's numerics.
-        self.fingerprint = f"{MODEL_PACKAGE}=={_package_version()};numpy-tanh-gelu-1"
+        self.fingerprint = f"{MODEL_PACKAGE}=={package_version()};numpy-tanh-gelu-1"
         self._tokenizer = load_tokenizer(directory)
         t = _safetensors(weights)
         f32 = np.float32
@@ -194,13 +213,8 @@ class Encoder:
         return out
 
     def _forward(self, batch: list[list[int]]) -> np.ndarray:
-        n = len(batch)
-        length = max(len(x) for x in batch)
-        ids = np.zeros((n, length), dtype=np.int64)
-        mask = np.zeros((n, length), dtype=np.float32)
-        for row, tokens in enumerate(batch):
-            ids[row, : len(tokens)] = tokens
-            mask[row, : len(tokens)] = 1.0
+        ids, mask = pad(batch)
+        n, length = ids.shape
         h = self._words[ids] + self._positions[:length]
         h = _layer_norm(np.ascontiguousarray(h), *self._norm)
         # Padding keys get -inf-like scores so that no real token attends to them.
@@ -234,6 +248,4 @@ class Encoder:
             down += layer["down_b"]
             down += h1
             h = _layer_norm(down, *layer["ln2"]).reshape(n, length, DIMENSIONS)
-        pooled = (h * mask[:, :, None]).sum(1) / np.maximum(mask.sum(1, keepdims=True), 1e-9)
-        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
-        return np.asarray(pooled / np.maximum(norms, 1e-12), dtype=np.float32)
+        return mean_pool(h, mask)

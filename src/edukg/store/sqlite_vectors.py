@@ -31,11 +31,15 @@ def cache_path(db: str | Path) -> Path:
     return db.with_name(f"{db.name}.embeddings")
 
 
+def content_of(db: Path, name: str) -> str:
+    """The content id (16 chars) in the name of a file beside `db` (`<db>.<id>.<kind>`)."""
+    return name[len(db.name) + 1 :].split(".", 1)[0]
+
+
 def remove_unused(db: Path, keep: set[str]) -> None:
     """Delete vector files of versions other than the content ids (16 chars) in `keep`."""
     for path in db.parent.glob(f"{db.name}.*.vectors*"):
-        content = path.name[len(db.name) + 1 :].split(".", 1)[0]
-        if content not in keep:
+        if content_of(db, path.name) not in keep:
             with contextlib.suppress(FileNotFoundError):
                 path.unlink()
 
@@ -129,7 +133,7 @@ class SqliteIndexer:
         # The previous version's lines file is kept for exports in flight; so are its vectors.
         for old in self._db.parent.glob(f"{self._db.name}.*.lines"):
             if lines is None or old.name != lines[0]:
-                keep.add(old.name[len(self._db.name) + 1 :].split(".", 1)[0])
+                keep.add(content_of(self._db, old.name))
         remove_unused(self._db, keep)
 
     def close(self) -> None:
