@@ -7,6 +7,7 @@ and only renamed into place once complete.
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import sqlite3
 import tempfile
@@ -166,6 +167,11 @@ def build(
         loader = open_loader(db)
     except Exception as exc:
         raise LoadError(f"cannot start a load into {_safe(db)}: {exc}") from None
+    # The rows of a batch hold no cycles; without the collector's passes over the
+    # young objects of every few hundred lines the read is measurably faster (docs/
+    # benchmarks.md). It runs again, with a full pass, once the load is over.
+    collecting = gc.isenabled()
+    gc.disable()
     try:
         batches = _Batches(loader)
         pending = 0
@@ -197,6 +203,10 @@ def build(
     except BaseException:
         loader.abort()
         raise
+    finally:
+        if collecting:
+            gc.enable()
+            gc.collect()
     summary.node_counts = counts["nodes"]
     summary.relationship_counts = counts["relationships"]
     summary.dangling = counts["dangling"]

@@ -465,7 +465,7 @@ class PostgresLoader:
             "DELETE FROM docs d USING nodes n WHERE n.identifier = d.identifier"
             " AND n.kind IS DISTINCT FROM d.kind"
         )
-        for statement in _statements(shared.INDEXES):
+        for statement in (shared.EDGE_INDEX, *_statements(shared.INDEXES)):
             c.execute(statement)
         for relation, label, node, other in shared.LINKS:
             c.execute(
@@ -479,7 +479,9 @@ class PostgresLoader:
             " JOIN nodes n ON n.identifier = l.other WHERE l.relation = %s)",
             (b"true}", CHILDREN),
         )
-        membership = shared.MEMBERSHIP.replace("?", "%s") + " ON CONFLICT DO NOTHING"
+        membership = (
+            shared.MEMBERSHIP.format(items="docs").replace("?", "%s") + " ON CONFLICT DO NOTHING"
+        )
         c.execute(membership, (CHILDREN, CHILDREN))
         rows: dict[tuple[str, str, str], OutRow] = {}
         for row in shared.crosswalk_rows(c.execute(shared.CROSSWALK_SOURCE.format(p=""))):
@@ -510,7 +512,7 @@ class PostgresLoader:
         )
         c.execute("CREATE INDEX search_tsv ON search USING gin (tsv)")
         c.execute("ALTER TABLE search ADD PRIMARY KEY (identifier)")
-        for statement in _statements(shared.SEMANTIC):
+        for statement in _statements(shared.SEMANTIC.format(items="docs")):
             c.execute(statement)
         # Filled by `edukg index` after the switch (see semantic.index).
         c.execute("CREATE TABLE vectors (row bigint PRIMARY KEY, vec bytea NOT NULL)")

@@ -38,26 +38,28 @@ LINKS = (
 )
 
 # Built after the bulk insert: one pass per index is cheaper than growing them row by row.
+# Relationships by label serve only the load's own derivations.
+EDGE_INDEX = "CREATE INDEX edges_by_label ON edges (label, source, target)"
 INDEXES = """
-CREATE INDEX edges_by_label ON edges (label, source, target);
 CREATE INDEX docs_by_case ON docs (case_uuid, kind);
 CREATE INDEX docs_by_kind ON docs (kind, subject, identifier);
 CREATE INDEX docs_by_code ON docs (kind, code)
 """
 
 # Items of a framework: standards of a standards framework, skills of a skills framework,
-# reachable through hasChild. Parameters: the children relation, twice.
+# reachable through hasChild. Parameters: the children relation, twice. `{items}` is a
+# table with the docs columns it reads (docs itself, or a narrower copy).
 MEMBERSHIP = (
     "INSERT INTO membership"
     " WITH RECURSIVE reach(framework, member_kind, identifier) AS ("
     "  SELECT d.identifier, CASE d.kind WHEN 'framework' THEN 'standard' ELSE 'skill' END,"
-    "   l.other FROM docs d JOIN links l ON l.relation = ? AND l.node = d.identifier"
+    "   l.other FROM {items} d JOIN links l ON l.relation = ? AND l.node = d.identifier"
     "   WHERE d.kind IN ('framework', 'skills-framework')"
     "  UNION"
     "  SELECT r.framework, r.member_kind, l.other FROM reach r JOIN links l"
     "   ON l.relation = ? AND l.node = r.identifier)"
     " SELECT r.framework, r.identifier, d.grades, d.subject, d.stmt_type"
-    " FROM reach r JOIN docs d ON d.identifier = r.identifier AND d.kind = r.member_kind"
+    " FROM reach r JOIN {items} d ON d.identifier = r.identifier AND d.kind = r.member_kind"
     " WHERE true"  # lets SQLite parse the ON CONFLICT clause that follows
 )
 
@@ -259,11 +261,12 @@ def scope_match(query: Search) -> str:
 
 # The rows of the semantic index: searchable records with text, numbered so that one
 # kind and jurisdiction is one run of rows (a search reads one stretch of the vectors).
+# `{items}` as for MEMBERSHIP.
 SEMANTIC = """
 CREATE TABLE semantic AS SELECT row_number() OVER
   (ORDER BY kind, coalesce(jurisdiction, ''), identifier) - 1 AS row,
   identifier, kind, jurisdiction, subject, stmt_type, grades
-  FROM docs WHERE kind IN ('standard', 'component', 'skill') AND coalesce(text, '') <> '';
+  FROM {items} WHERE kind IN ('standard', 'component', 'skill') AND coalesce(text, '') <> '';
 CREATE INDEX semantic_scope ON semantic (kind, jurisdiction, subject, row);
 CREATE UNIQUE INDEX semantic_row ON semantic (row)
 """

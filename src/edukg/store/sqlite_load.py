@@ -134,9 +134,13 @@ class SqliteLoader:
         )
         for statement in shared.INDEXES.split(";"):  # executescript would end the transaction
             c.execute(statement)
+        # Each neighbour list in its key order (a sort is far cheaper than inserting at
+        # random places); no index on the relationships: a scan of them is cheaper than
+        # building one for these few passes.
         for relation, label, node, other in shared.LINKS:
             c.execute(
-                f"INSERT OR IGNORE INTO links SELECT ?, {node}, {other} FROM edges WHERE label = ?",
+                f"INSERT OR IGNORE INTO links SELECT ?, {node}, {other} FROM edges"
+                " WHERE label = ? ORDER BY 2, 3",
                 (relation, label),
             )
         # Flip hasChildren, which the encoder wrote last as `false}`, for items with a child.
@@ -146,7 +150,24 @@ class SqliteLoader:
             " JOIN nodes n ON n.identifier = l.other WHERE l.relation = ?)",
             (CHILDREN,),
         )
-        c.execute(shared.MEMBERSHIP + " ON CONFLICT DO NOTHING", (CHILDREN, CHILDREN))
+        # The columns that membership, the full-text index and the semantic rows read,
+        # without the records themselves: several passes over these are cheaper than one
+        # over docs.
+        c.execute(
+            "CREATE TEMP TABLE items (identifier TEXT PRIMARY KEY, kind TEXT, jurisdiction TEXT,"
+            " subject TEXT, stmt_type TEXT, grades INTEGER, code TEXT, text TEXT) WITHOUT ROWID"
+        )
+        kinds = (*shared.SEARCHABLE_KINDS, "framework", "skills-framework")
+        c.execute(
+            "INSERT INTO items SELECT identifier, kind, jurisdiction, subject, stmt_type, grades,"
+            # One pass in key order: through an index it would be a lookup per record.
+            f" code, text FROM docs NOT INDEXED WHERE kind IN ({','.join('?' * len(kinds))})",
+            kinds,
+        )
+        c.execute(
+            shared.MEMBERSHIP.format(items="temp.items") + " ON CONFLICT DO NOTHING",
+            (CHILDREN, CHILDREN),
+        )
         self._add_rows(shared.crosswalk_rows(c.execute(shared.CROSSWALK_SOURCE.format(p=""))))
         derived = curriculum.derive(*self._curriculum_inputs())
         c.executemany(
@@ -158,22 +179,30 @@ class SqliteLoader:
         # The filter columns ride along, unindexed, so a search never joins the records
         # (large rows) until it has its top hits.
         # `scope` holds a token for the kind and one for the jurisdiction, so that a search
-        # ranks only the records of its own kind and jurisdiction (see sqlite.SqliteStore).
+        # ranks only the records of its own kind and jurisdiction (see sqlite.SqliteStore);
+        # there are few of those pairs, so their tokens are made once each.
         c.execute(
             "CREATE VIRTUAL TABLE search USING fts5(identifier UNINDEXED, kind UNINDEXED,"
             " jurisdiction UNINDEXED, subject UNINDEXED, stmt_type UNINDEXED, grades UNINDEXED,"
             " scope, body, tokenize = 'porter unicode61 remove_diacritics 2')"
         )
-        c.create_function("edukg_scope", 2, shared.scope_tokens, deterministic=True)
+        c.execute("CREATE TEMP TABLE scopes (kind TEXT, jurisdiction TEXT, tokens TEXT)")
+        pairs = c.execute("SELECT DISTINCT kind, jurisdiction FROM temp.items").fetchall()
+        c.executemany(
+            "INSERT INTO scopes VALUES (?, ?, ?)",
+            [(kind, where, shared.scope_tokens(kind, where)) for kind, where in pairs],
+        )
         marks = ",".join("?" * len(shared.SEARCHABLE_KINDS))
         c.execute(
-            "INSERT INTO search SELECT identifier, kind, jurisdiction, subject, stmt_type, grades,"
-            " edukg_scope(kind, jurisdiction), coalesce(code, '') || ' ' || coalesce(text, '')"
-            f" FROM docs WHERE kind IN ({marks})",
+            "INSERT INTO search SELECT i.identifier, i.kind, i.jurisdiction, i.subject,"
+            " i.stmt_type, i.grades, s.tokens, coalesce(i.code, '') || ' ' || coalesce(i.text, '')"
+            " FROM temp.items i JOIN temp.scopes s ON s.kind = i.kind"
+            f" AND s.jurisdiction IS i.jurisdiction WHERE i.kind IN ({marks})",
             shared.SEARCHABLE_KINDS,
         )
-        for statement in shared.SEMANTIC.split(";"):
+        for statement in shared.SEMANTIC.format(items="temp.items").split(";"):
             c.execute(statement)
+        c.execute("DROP TABLE temp.items")
         counts = shared.counts(lambda sql: c.execute(sql).fetchall())
         meta = {**meta, "counts": orjson.dumps(_served_counts(c)).decode()}
         c.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", meta.items())
