@@ -34,7 +34,7 @@ from edukg.store import is_postgres, open_loader
 from edukg.store.base import Loader
 from edukg.store.sqlite_load import DocRow, EdgeRow, FigureRow, NodeRow
 
-_BATCH = 5000
+_BATCH = 20000
 
 # (name for messages, its lines as (line number, bytes))
 NamedLines = tuple[str, Iterable[tuple[int, bytes]]]

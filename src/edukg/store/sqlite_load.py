@@ -98,11 +98,14 @@ class SqliteLoader:
         c = self._conn
         if nodes:
             rows = [(i, label, kind, *self._keep(line)) for i, label, kind, line in nodes]
+            rows.sort(key=_first)
             c.executemany("INSERT OR REPLACE INTO nodes VALUES (?, ?, ?, ?, ?)", rows)
         if docs:
+            docs.sort(key=_first)
             c.executemany("INSERT OR REPLACE INTO docs VALUES (?,?,?,?,?,?,?,?,?,?,?,?)", docs)
         if edges:
             kept = [(i, label, s, t, *self._keep(line)) for i, label, s, t, line in edges]
+            kept.sort(key=_first)
             c.executemany("INSERT OR REPLACE INTO edges VALUES (?, ?, ?, ?, ?, ?)", kept)
         if figures:
             c.executemany("INSERT OR REPLACE INTO figures VALUES (?, ?, ?, ?, ?)", figures)
@@ -211,7 +214,10 @@ class SqliteLoader:
         return counts
 
     def _add_rows(self, rows: Iterable[OutRow]) -> None:
-        self._conn.executemany("INSERT OR REPLACE INTO rows VALUES (?, ?, ?, ?, ?, ?)", rows)
+        # In key order: appending is cheaper than inserting at random places. The sort is
+        # stable, so of two rows with one key the later still wins.
+        ordered = sorted(rows, key=_row_key)
+        self._conn.executemany("INSERT OR REPLACE INTO rows VALUES (?, ?, ?, ?, ?, ?)", ordered)
 
     def _curriculum_inputs(
         self,
@@ -296,6 +302,14 @@ class SqliteLoader:
         for path in (self.path, self.lines_path):
             with contextlib.suppress(FileNotFoundError):
                 path.unlink()
+
+
+def _first(row: tuple[Any, ...]) -> Any:
+    return row[0]
+
+
+def _row_key(row: OutRow) -> tuple[str, str, str]:
+    return row[0], row[1], row[2]
 
 
 def _lines_of(db: Path) -> str | None:
