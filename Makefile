@@ -46,7 +46,9 @@ bench: setup
 	$(BIN)/python -m pip install --quiet -e '.[dev,bench]'
 	$(BIN)/edukg generate .bench/export --scale full --seed 7
 	$(BIN)/python bench/load.py .bench/export
-	$(BIN)/python bench/serve.py --export .bench/export
+	$(BIN)/edukg load .bench/export --db .bench/full.db --no-index
+	$(BIN)/python bench/serve.py --db .bench/full.db
+	$(BIN)/python bench/compression.py --db .bench/full.db
 	$(BIN)/python bench/search_latency.py .bench/export
 	$(BIN)/python bench/search_eval.py
 	$(BIN)/python bench/embed_runtimes.py

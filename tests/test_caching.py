@@ -8,6 +8,8 @@ from pathlib import Path
 
 import httpx
 
+from edukg import caching
+from edukg.caching import GZIP_LEVEL, GZIP_TAG
 from edukg.cli import build_demo
 from edukg.ingest.builder import load
 from edukg.ingest.demo import demo_framework_case_uuid, demo_lines
@@ -27,6 +29,11 @@ class Raw:
         self.status_code = response.status_code
         self.headers = response.headers
         self.content = content
+
+
+def _health(api: Api) -> dict[str, str]:
+    with httpx.Client(base_url=api.server.url) as client:
+        return dict(client.get("/healthz").json())
 
 
 def raw(api: Api, path: str, **headers: str) -> Raw:
@@ -66,6 +73,15 @@ def test_gzip_for_large_bodies_only(demo: Api) -> None:
     assert (
         small.headers["etag"] == raw(demo, SMALL, **{"accept-encoding": "identity"}).headers["etag"]
     )
+    # The same bytes every time (no mtime), as a strong tag promises, and the tag names
+    # the level those bytes were made with.
+    assert raw(demo, BIG, **{"accept-encoding": "gzip"}).content == zipped.content
+    assert zipped.content == gzip.compress(plain.content, compresslevel=GZIP_LEVEL, mtime=0)
+    content_id = _health(demo)["contentId"]
+    path, _, query = BIG.partition("?")
+    scope = {"path": path, "query_string": query.encode()}
+    assert zipped.headers["etag"] == caching.etag(content_id, scope, GZIP_TAG).decode()
+    assert f"gzip-{GZIP_LEVEL}".encode() == GZIP_TAG
     refused = raw(demo, BIG, **{"accept-encoding": "gzip;q=0"})
     assert "content-encoding" not in refused.headers
     cached = raw(demo, BIG, **{"accept-encoding": "gzip", "if-none-match": zipped.headers["etag"]})

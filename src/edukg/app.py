@@ -173,7 +173,7 @@ class EdukgApp:
             version = info.content_id
             if "Search" in op.tags:  # the same data answers differently once it is indexed
                 version += ":" + service.search_ranking(self.store)
-            tag = caching.etag(version, scope, b"gzip" if gz else b"identity")
+            tag = caching.etag(version, scope, caching.GZIP_TAG if gz else b"identity")
             headers = [
                 _JSON,
                 (b"x-data-version", info.data_version.encode()),

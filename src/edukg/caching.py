@@ -15,8 +15,13 @@ from typing import Any
 
 Headers = list[tuple[bytes, bytes]]
 
-GZIP_MIN_BYTES = 1024  # below this, compressing costs more time than it saves bytes
-GZIP_LEVEL = 5  # about the size of level 9 at a fraction of the time, for JSON
+# Measured by bench/compression.py (docs/benchmarks.md): below 1 KiB a body saves a few
+# hundred bytes for 7-9 µs; level 1 comes within 3% of level 9's size on these JSON
+# bodies at half the time of level 5 and a quarter of level 9's on a page of 100.
+GZIP_MIN_BYTES = 1024
+GZIP_LEVEL = 1
+# What an ETag says of a gzip body: its bytes depend on the level, so the tag names it.
+GZIP_TAG = b"gzip-%d" % GZIP_LEVEL
 
 
 def etag(content_id: str, scope: dict[str, Any], encoding: bytes) -> bytes:
