@@ -118,6 +118,37 @@ def test_unknown_labels_kept_dangling_and_duplicates_reported(tmp_path: Path) ->
     store.close()
 
 
+def test_the_last_line_of_a_record_decides_what_is_served(tmp_path: Path, fresh_db: str) -> None:
+    """Re-read under another label, a record is served as that (or not at all); a parent
+    read before its child's relationship still says it has children."""
+    a, b, c = (f"00000000-0000-0000-0000-00000000000{x}" for x in "abc")
+    case = "10000000-0000-4000-8000-00000000000"
+    lines = [
+        node(a, caseIdentifierUUID=f"{case}1", description="a standard"),
+        node(b, caseIdentifierUUID=f"{case}2", description="a standard at first"),
+        node(c, caseIdentifierUUID=f"{case}3", description="then a component"),
+        node(b, label="SomethingNew", x="y"),  # no longer a standard: not served
+        node(c, label="LearningComponent", description="a component now"),
+        node("child", caseIdentifierUUID=f"{case}4", description="a child"),
+        rel("e1", "hasChild", a, "child"),
+    ]
+    load([str(write_export(tmp_path / "in", lines))], fresh_db)
+    store = open_store(fresh_db)
+    try:
+        parent = store.by_case_uuid(f"{case}1", ("standard",))
+        assert parent is not None
+        assert orjson.loads(parent.doc)["hasChildren"] is True
+        assert store.by_case_uuid(f"{case}2", ("standard",)) is None
+        assert store.by_case_uuid(f"{case}3", ("standard",)) is None
+        component = store.by_identifier(c, "component")
+        assert component is not None
+        assert orjson.loads(component.doc)["description"] == "a component now"
+        child = store.by_case_uuid(f"{case}4", ("standard",))
+        assert child is not None and orjson.loads(child.doc)["hasChildren"] is False
+    finally:
+        store.close()
+
+
 def test_typed_values(tmp_path: Path) -> None:
     lines = [
         node(

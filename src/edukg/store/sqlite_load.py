@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import marshal
 import os
 import secrets
 import sqlite3
@@ -16,7 +17,7 @@ import orjson
 from edukg.ingest import curriculum
 from edukg.ingest.normalize import CURRICULUM_KINDS
 from edukg.store import shared
-from edukg.store.base import CHILDREN, OutRow
+from edukg.store.base import CHILDREN, FRAMEWORK, SKILL, SKILLS_FRAMEWORK, STANDARD, OutRow
 from edukg.store.sqlite_vectors import content_of, remove_unused
 
 _BUILD_MARK = ".building-"
@@ -86,6 +87,8 @@ class SqliteLoader:
             " state INTEGER, ccss INTEGER, shared INTEGER) WITHOUT ROWID"
         )
         self._conn.execute("BEGIN")
+        self._docs: list[bytes] = []  # served records, packed, until `finish`
+        self._doc_ids: list[str] = []  # and their identifiers
 
     def add(
         self,
@@ -94,15 +97,21 @@ class SqliteLoader:
         edges: list[EdgeRow],
         figures: list[FigureRow],
     ) -> None:
-        """Insert one batch; a later record with the same identifier replaces an earlier one."""
+        """Take one batch; a later record with the same identifier replaces an earlier one.
+
+        The served records wait, each packed into one string of bytes, until `finish`
+        writes them in key order: appending to a B-tree is several times cheaper than
+        inserting at random places, and by then it is known which have children
+        (docs/benchmarks.md). One object per record keeps the wait at about the size of
+        the records themselves.
+        """
         c = self._conn
         if nodes:
             rows = [(i, label, kind, *self._keep(line)) for i, label, kind, line in nodes]
             rows.sort(key=_first)
             c.executemany("INSERT OR REPLACE INTO nodes VALUES (?, ?, ?, ?, ?)", rows)
-        if docs:
-            docs.sort(key=_first)
-            c.executemany("INSERT OR REPLACE INTO docs VALUES (?,?,?,?,?,?,?,?,?,?,?,?)", docs)
+        self._doc_ids.extend(doc[0] for doc in docs)
+        self._docs.extend(marshal.dumps(doc) for doc in docs)
         if edges:
             kept = [(i, label, s, t, *self._keep(line)) for i, label, s, t, line in edges]
             kept.sort(key=_first)
@@ -129,14 +138,6 @@ class SqliteLoader:
         c = self._conn
         self.lines_name = f"{self.target.name}.{meta['content_id'][:16]}.lines"
         meta = {**meta, "lines": self.lines_name}
-        # A duplicate identifier re-read under another label must not keep the
-        # earlier record: the last line wins, for the served record too.
-        c.execute(
-            "DELETE FROM docs WHERE identifier IN (SELECT n.identifier FROM nodes n"
-            " JOIN docs d ON d.identifier = n.identifier WHERE n.kind IS NOT d.kind)"
-        )
-        for statement in shared.INDEXES.split(";"):  # executescript would end the transaction
-            c.execute(statement)
         # Each neighbour list in its key order (a sort is far cheaper than inserting at
         # random places); no index on the relationships: a scan of them is cheaper than
         # building one for these few passes.
@@ -146,27 +147,9 @@ class SqliteLoader:
                 " WHERE label = ? ORDER BY 2, 3",
                 (relation, label),
             )
-        # Flip hasChildren, which the encoder wrote last as `false}`, for items with a child.
-        c.execute(
-            "UPDATE docs SET doc = CAST(substr(doc, 1, length(doc) - 6) || 'true}' AS BLOB)"
-            " WHERE kind IN ('standard', 'skill') AND identifier IN (SELECT l.node FROM links l"
-            " JOIN nodes n ON n.identifier = l.other WHERE l.relation = ?)",
-            (CHILDREN,),
-        )
-        # The columns that membership, the full-text index and the semantic rows read,
-        # without the records themselves: several passes over these are cheaper than one
-        # over docs.
-        c.execute(
-            "CREATE TEMP TABLE items (identifier TEXT PRIMARY KEY, kind TEXT, jurisdiction TEXT,"
-            " subject TEXT, stmt_type TEXT, grades INTEGER, code TEXT, text TEXT) WITHOUT ROWID"
-        )
-        kinds = (*shared.SEARCHABLE_KINDS, "framework", "skills-framework")
-        c.execute(
-            "INSERT INTO items SELECT identifier, kind, jurisdiction, subject, stmt_type, grades,"
-            # One pass in key order: through an index it would be a lookup per record.
-            f" code, text FROM docs NOT INDEXED WHERE kind IN ({','.join('?' * len(kinds))})",
-            kinds,
-        )
+        self._write_docs()
+        for statement in shared.INDEXES.split(";"):  # executescript would end the transaction
+            c.execute(statement)
         c.execute(
             shared.MEMBERSHIP.format(items="temp.items") + " ON CONFLICT DO NOTHING",
             (CHILDREN, CHILDREN),
@@ -212,6 +195,53 @@ class SqliteLoader:
         c.execute("COMMIT")
         c.execute("PRAGMA optimize")
         return counts
+
+    def _write_docs(self) -> None:
+        """Write the served records in key order, and the narrow copy the later passes read.
+
+        Of the records with one identifier the last one read wins, and none is served if
+        its node was read again under another label; a standard or skill with a child
+        says so (the encoder wrote hasChildren last, as false).
+        """
+        c = self._conn
+        packed, identifiers, self._docs, self._doc_ids = self._docs, self._doc_ids, [], []
+        kinds = dict(c.execute("SELECT identifier, kind FROM nodes"))
+        parents = {
+            node
+            for (node,) in c.execute(
+                "SELECT DISTINCT l.node FROM links l JOIN nodes n ON n.identifier = l.other"
+                " WHERE l.relation = ?",
+                (CHILDREN,),
+            )
+        }
+        latest = {identifier: n for n, identifier in enumerate(identifiers)}  # last one wins
+        order = sorted(latest.items())
+        del latest, identifiers
+        # The columns that membership, the full-text index and the semantic rows read,
+        # without the records themselves: several passes over these are cheaper than one
+        # over docs.
+        c.execute(
+            "CREATE TEMP TABLE items (identifier TEXT PRIMARY KEY, kind TEXT, jurisdiction TEXT,"
+            " subject TEXT, stmt_type TEXT, grades INTEGER, code TEXT, text TEXT) WITHOUT ROWID"
+        )
+        for start in range(0, len(order), _WRITE_BATCH):
+            rows: list[DocRow] = []
+            for identifier, n in order[start : start + _WRITE_BATCH]:
+                doc: DocRow = marshal.loads(packed[n])  # noqa: S302 - made by this process
+                if kinds.get(identifier) != doc[1]:
+                    continue
+                if doc[1] in _NESTED and identifier in parents:
+                    doc = (*doc[:9], doc[9][:-6] + b"true}", *doc[10:])
+                rows.append(doc)
+            c.executemany("INSERT INTO docs VALUES (?,?,?,?,?,?,?,?,?,?,?,?)", rows)
+            c.executemany(
+                "INSERT INTO items VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (d[0], d[1], d[3], d[4], d[5], d[6], d[10], d[11])
+                    for d in rows
+                    if d[1] in _ITEM_KINDS
+                ],
+            )
 
     def _add_rows(self, rows: Iterable[OutRow]) -> None:
         # In key order: appending is cheaper than inserting at random places. The sort is
@@ -302,6 +332,11 @@ class SqliteLoader:
         for path in (self.path, self.lines_path):
             with contextlib.suppress(FileNotFoundError):
                 path.unlink()
+
+
+_NESTED = frozenset({STANDARD, SKILL})
+_ITEM_KINDS = frozenset({*shared.SEARCHABLE_KINDS, FRAMEWORK, SKILLS_FRAMEWORK})
+_WRITE_BATCH = 20_000
 
 
 def _first(row: tuple[Any, ...]) -> Any:
