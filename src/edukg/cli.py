@@ -16,6 +16,7 @@ from rich.progress import (
     DownloadColumn,
     MofNCompleteColumn,
     Progress,
+    ProgressColumn,
     TextColumn,
     TimeRemainingColumn,
 )
@@ -44,18 +45,25 @@ def _say(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
 
-def _progress_bar() -> tuple[Progress | None, object]:
-    """A progress bar on a terminal; nothing when output is piped or logged."""
+def _terminal_bar(amount: ProgressColumn) -> Progress | None:
+    """A progress bar showing `amount` on a terminal; None when output is piped or logged."""
     if not sys.stderr.isatty():
-        return None, None
-    bar = Progress(
+        return None
+    return Progress(
         TextColumn("{task.description}"),
         BarColumn(),
-        DownloadColumn(),
+        amount,
         TimeRemainingColumn(),
         console=_err,
         transient=True,
     )
+
+
+def _progress_bar() -> tuple[Progress | None, object]:
+    """A bar per file of a load, in bytes; nothing when output is piped or logged."""
+    bar = _terminal_bar(DownloadColumn())
+    if bar is None:
+        return None, None
     tasks: dict[str, object] = {}
 
     def advance(done: int, total: int | None, description: str) -> None:
@@ -90,18 +98,10 @@ def _index_step(db: str, required: bool = False, runtime: str = "auto") -> int:
     from edukg.semantic.encoder import ModelMissing  # noqa: PLC0415
     from edukg.semantic.index import index  # noqa: PLC0415
 
-    bar = None
     progress = None
-    if sys.stderr.isatty():
-        bar = Progress(
-            TextColumn("embedding texts"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeRemainingColumn(),
-            console=_err,
-            transient=True,
-        )
-        task = bar.add_task("index", total=None)
+    bar = _terminal_bar(MofNCompleteColumn())
+    if bar is not None:
+        task = bar.add_task("embedding texts", total=None)
 
         def progress(done: int, total: int) -> None:
             bar.update(task, completed=done, total=total)

@@ -503,14 +503,18 @@ def search_ranking(store: Store) -> str:
     A search's answer changes when `edukg index` completes, with the same content id, so
     this is part of its ETag.
     """
-    hybrid = store.candidates(Search("-", ())) is not None and rank.available()
-    return "hybrid" if hybrid else "lexical"
+    # The model loads only where an index could use it (rank.available loads it).
+    return "hybrid" if _indexed(store) and rank.available() else "lexical"
+
+
+def _indexed(store: Store) -> bool:
+    """Whether the loaded version has a complete semantic index."""
+    return store.candidates(Search("-", ())) is not None
 
 
 def search_mode(store: Store) -> dict[str, object]:
     """How searches of the loaded version are ranked, for /healthz."""
-    indexed = store.candidates(Search("-", ())) is not None
-    model = rank.available()
+    indexed, model = _indexed(store), rank.available()
     if indexed and model:
         note = "Ranks by words (BM25) and by meaning (all-MiniLM-L6-v2), fused by rank."
     elif model:

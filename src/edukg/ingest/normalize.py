@@ -162,3 +162,11 @@ def encode(kind: str, identifier: str, props: dict[str, Any]) -> bytes:
         # Absent isCurrent means current: the hosted API lists such frameworks by default.
         record["isCurrent"] = props.get("isCurrent") is not False
     return orjson.dumps(record)
+
+
+def with_children(doc: bytes) -> bytes:
+    """A standard's or skill's record from `encode`, saying it has children.
+
+    `encode` writes hasChildren last, as false, so that this is a cut and a join.
+    """
+    return doc[: -len(b"false}")] + b"true}"

@@ -9,13 +9,14 @@ import secrets
 import sqlite3
 from collections.abc import Iterable
 from importlib import resources
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
 import orjson
 
 from edukg.ingest import curriculum
-from edukg.ingest.normalize import CURRICULUM_KINDS
+from edukg.ingest.normalize import CURRICULUM_KINDS, with_children
 from edukg.store import shared
 from edukg.store.base import CHILDREN, FRAMEWORK, SKILL, SKILLS_FRAMEWORK, STANDARD, OutRow
 from edukg.store.sqlite_vectors import content_of, remove_unused
@@ -231,7 +232,7 @@ class SqliteLoader:
                 if kinds.get(identifier) != doc[1]:
                     continue
                 if doc[1] in _NESTED and identifier in parents:
-                    doc = (*doc[:9], doc[9][:-6] + b"true}", *doc[10:])
+                    doc = (*doc[:9], with_children(doc[9]), *doc[10:])
                 rows.append(doc)
             c.executemany("INSERT INTO docs VALUES (?,?,?,?,?,?,?,?,?,?,?,?)", rows)
             c.executemany(
@@ -339,12 +340,8 @@ _ITEM_KINDS = frozenset({*shared.SEARCHABLE_KINDS, FRAMEWORK, SKILLS_FRAMEWORK})
 _WRITE_BATCH = 20_000
 
 
-def _first(row: tuple[Any, ...]) -> Any:
-    return row[0]
-
-
-def _row_key(row: OutRow) -> tuple[str, str, str]:
-    return row[0], row[1], row[2]
+_first = itemgetter(0)  # an identifier
+_row_key = itemgetter(0, 1, 2)  # relation, node, sort_key
 
 
 def _lines_of(db: Path) -> str | None:
