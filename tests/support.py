@@ -13,6 +13,8 @@ from typing import Any
 
 import uvicorn
 
+from edukg import server
+
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("EDUKG_SHARED", ROOT.parent / "shared"))
 SAMPLE = SHARED / "data" / "kg-sample"
@@ -23,7 +25,7 @@ BASE = "/knowledge-graph/v0"
 class ServerThread:
     """uvicorn serving an ASGI app on 127.0.0.1:<free port>, in a background thread."""
 
-    def __init__(self, app: Any) -> None:
+    def __init__(self, app: Any, limits: server.ServerLimits | None = None) -> None:
         # IPPROTO_TCP and TCP_NODELAY: without them, asyncio leaves Nagle's algorithm on
         # for accepted connections, and every response waits ~40 ms for a delayed ACK.
         self._sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
@@ -31,7 +33,7 @@ class ServerThread:
         self._sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self._sock.bind(("127.0.0.1", 0))
         self.port = self._sock.getsockname()[1]
-        config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on")
+        config = server.config(app, limits, log_level="warning", lifespan="on")
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(target=self._run, daemon=True)
 
@@ -128,3 +130,15 @@ def _allow_null(node: Any, names: frozenset[str]) -> Any:
             k: ({"anyOf": [v, {"type": "null"}]} if k in names else v) for k, v in props.items()
         }
     return out
+
+
+def contract_fields(record: dict[str, Any], fields: Any) -> list[str]:
+    """The record's keys that the contract declares, in the record's order; the export's
+    other properties are served after them, and a derived hasChildren comes last."""
+    names = [f for f, _, _ in fields]
+    assert list(record)[: len(names) - ("hasChildren" in names)] == [
+        n for n in names if n != "hasChildren"
+    ]
+    if "hasChildren" in names:
+        assert list(record)[-1] == "hasChildren"
+    return [k for k in record if k in names]

@@ -8,6 +8,7 @@ import httpx
 
 from edukg.contract import COMPONENT_FIELDS, FRAMEWORK_FIELDS
 from tests.conftest import Api, error_of
+from tests.support import contract_fields
 
 Conforms = Callable[..., None]
 
@@ -17,7 +18,7 @@ def test_frameworks_current_by_default(demo: Api, conforms: Conforms) -> None:
     names = {f["name"] for f in body["data"]}
     assert len(names) == 3
     assert all(f["isCurrent"] is True for f in body["data"])
-    assert list(body["data"][0]) == [f for f, _, _ in FRAMEWORK_FIELDS]
+    assert contract_fields(body["data"][0], FRAMEWORK_FIELDS) == [f for f, _, _ in FRAMEWORK_FIELDS]
     conforms("/standards-frameworks", body)
     every = demo.ok("/standards-frameworks", includeNonCurrent="true")["data"]
     retired = [f for f in every if not f["isCurrent"]]
@@ -42,7 +43,7 @@ def test_learning_component_by_id(demo: Api, conforms: Conforms) -> None:
     listed = demo.ok("/learning-components", academicSubject="Mathematics", limit=1)["data"][0]
     body = demo.ok(f"/learning-components/{listed['identifier']}")
     assert body == listed
-    assert list(body) == [f for f, _, _ in COMPONENT_FIELDS]
+    assert contract_fields(body, COMPONENT_FIELDS) == [f for f, _, _ in COMPONENT_FIELDS]
     assert isinstance(body["examples"], list)
     assert body["examples"]
     conforms("/learning-components/{identifier}", body)
@@ -101,7 +102,8 @@ def test_health_and_openapi_need_no_key(demo: Api) -> None:
     health = demo.http.get("/healthz")
     assert health.status_code == 200
     assert health.json()["dataVersion"] == "demo"
-    assert health.json()["counts"]["standard"] == 92
+    keyed = demo.http.get("/healthz", headers={"x-api-key": demo.key})
+    assert keyed.json()["counts"]["standard"] == 92
     spec = demo.http.get("/openapi.json").json()
     assert spec["openapi"].startswith("3.")
     docs = demo.http.get("/docs")
@@ -139,3 +141,14 @@ def test_every_contract_operation_is_served_at_the_same_path(demo: Api) -> None:
     for path, item in contract["paths"].items():
         op_id = item["get"]["operationId"]
         assert ours.get(op_id) == path, op_id
+
+
+def test_health_tells_internals_only_to_a_valid_key(demo: Api) -> None:
+    public = demo.http.get("/healthz").json()
+    assert set(public) == {"status", "dataVersion", "contentId", "loadedAt"}
+    wrong = demo.http.get("/healthz", headers={"x-api-key": "ekg_wrong"}).json()
+    assert set(wrong) == set(public)
+    keyed = demo.http.get("/healthz", headers={"x-api-key": demo.key}).json()
+    details = keyed["details"]
+    assert {"rateLimiter", "responseCache", "search", "rateLimit"} <= set(details)
+    assert details["rateLimit"]["limited"] is False  # the test key was made with --rate 0

@@ -3,17 +3,22 @@
 from __future__ import annotations
 
 import gzip
+import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
+from urllib.parse import parse_qs
 
 import httpx
 
 from edukg import caching
+from edukg.api import OPERATIONS
 from edukg.caching import GZIP_LEVEL, GZIP_TAG
 from edukg.cli import build_demo
 from edukg.ingest.builder import load
 from edukg.ingest.demo import demo_framework_case_uuid, demo_lines
-from tests.conftest import Api
+from edukg.params import parse
+from edukg.responses import ResponseCache
+from tests.conftest import Api, error_of
 from tests.support import BASE
 from tests.test_load import write_export
 
@@ -43,6 +48,10 @@ def raw(api: Api, path: str, **headers: str) -> Raw:
         content = b"".join(response.iter_raw())
         response.close()
         return Raw(response, content)
+
+
+def raw_get(api: Api, path: str, headers: dict[str, str]) -> httpx.Response:
+    return httpx.get(api.server.url + path, headers={"x-api-key": api.key, **headers})
 
 
 def test_etag_cache_control_and_304(demo: Api) -> None:
@@ -79,8 +88,12 @@ def test_gzip_for_large_bodies_only(demo: Api) -> None:
     assert zipped.content == gzip.compress(plain.content, compresslevel=GZIP_LEVEL, mtime=0)
     content_id = _health(demo)["contentId"]
     path, _, query = BIG.partition("?")
-    scope = {"path": path, "query_string": query.encode()}
-    assert zipped.headers["etag"] == caching.etag(content_id, scope, GZIP_TAG).decode()
+    op = next(o for o in OPERATIONS if BASE + o.path == path)
+    values = parse(op.params, parse_qs(query), {})
+    assert (
+        zipped.headers["etag"]
+        == caching.etag(content_id, op.operation_id, values, GZIP_TAG).decode()
+    )
     assert f"gzip-{GZIP_LEVEL}".encode() == GZIP_TAG
     refused = raw(demo, BIG, **{"accept-encoding": "gzip;q=0"})
     assert "content-encoding" not in refused.headers
@@ -108,7 +121,9 @@ def test_response_cache_serves_repeats_and_never_stale_or_unauthorised(
     api = serve(fresh_db)
 
     def cache() -> dict[str, int]:
-        figures: dict[str, int] = api.http.get("/healthz").json()["details"]["responseCache"]
+        figures: dict[str, int] = api.http.get("/healthz", headers={"x-api-key": api.key}).json()[
+            "details"
+        ]["responseCache"]
         return figures
 
     first = raw(api, BIG, **{"accept-encoding": "gzip"})
@@ -132,3 +147,54 @@ def test_response_cache_serves_repeats_and_never_stale_or_unauthorised(
     load([str(write_export(tmp_path / "v2", lines))], fresh_db, "demo")
     new = api.ok("/standards-frameworks", jurisdiction="Vermont")
     assert old and new != old
+
+
+def test_only_a_200_becomes_a_304(demo: Api) -> None:
+    star = {"if-none-match": "*"}
+    error_of(raw_get(demo, f"{BASE}/academic-standards/not-a-uuid", star), 400, "ValidationError")
+    unknown = f"{BASE}/academic-standards/00000000-0000-4000-8000-000000000000"
+    error_of(raw_get(demo, unknown, star), 404, "NotFoundError")
+    error_of(raw_get(demo, f"{BASE}/academic-standards?limit=-5", star), 400, "ValidationError")
+    assert raw_get(demo, SMALL, star).status_code == 304
+
+
+def test_small_bodies_revalidate_for_gzip_clients(demo: Api) -> None:
+    first = raw(demo, SMALL, **{"accept-encoding": "gzip"})
+    assert "content-encoding" not in first.headers
+    again = raw(demo, SMALL, **{"accept-encoding": "gzip", "if-none-match": first.headers["etag"]})
+    assert again.status_code == 304
+
+
+def test_unknown_parameters_are_ignored_and_make_no_cache_entry(
+    fresh_db: str, serve: Callable[[str], Api]
+) -> None:
+    build_demo(fresh_db)
+    api = serve(fresh_db)
+
+    def entries() -> int:
+        health = api.http.get("/healthz", headers={"x-api-key": api.key}).json()
+        return int(health["details"]["responseCache"]["entries"])
+
+    plain = raw(api, SMALL)
+    before = entries()
+    tags = {raw(api, f"{SMALL}&z={n}").headers["etag"] for n in range(20)}
+    assert tags == {plain.headers["etag"]}
+    assert entries() == before
+
+
+def test_the_cache_counts_what_entries_really_cost() -> None:
+    budget = 2 * 1024 * 1024
+    cache = ResponseCache(budget)
+    tracemalloc.start()
+    try:
+        base = tracemalloc.get_traced_memory()[0]
+        for n in range(20_000):  # many tiny entries: the costly case for accounting
+            tag = b'"%032x"' % n
+            headers = [(b"content-type", b"application/json"), (b"etag", tag),
+                       (b"x-data-version", b"1.11.0")]  # fmt: skip
+            cache.put(tag, b'{"data":[],"n":%d}' % n, headers)
+        used = tracemalloc.get_traced_memory()[0] - base
+    finally:
+        tracemalloc.stop()
+    assert cache.size <= budget
+    assert used <= budget * 1.15, (used, budget)

@@ -57,7 +57,11 @@ def enter_key(page: object, api: Api, key: str | None = None) -> None:
 
 
 def backend_of(api: Api) -> str:
-    return "postgres" if "postgres" in str(api.http.get("/healthz").json()) else "demo"
+    return (
+        "postgres"
+        if "postgres" in str(api.http.get("/healthz", headers={"x-api-key": api.key}).json())
+        else "demo"
+    )
 
 
 def test_drill_read_follow_search(page: object, demo: Api) -> None:

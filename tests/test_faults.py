@@ -214,3 +214,52 @@ def test_graceful_shutdown_finishes_in_flight_requests(tmp_path: Path) -> None:
         assert "Finished server process" in proc.stdout.read()
     finally:
         stop(proc)
+
+
+def test_a_damaged_record_is_never_sent_as_json(tmp_path: Path) -> None:
+    db = tmp_path / "edukg.db"
+    build_demo(str(db))
+    keys = open_key_store(str(db))
+    key = keys.create("damaged")
+    keys.close()
+    target = demo_case_uuid("ms-math", "3.NF.A.1").encode()
+    good = b'"caseIdentifierUUID":"' + target
+    data = db.read_bytes()
+    assert good in data
+    db.write_bytes(data.replace(good, b'"caseIdentifierUUID"!"' + target))  # same length
+    server = ServerThread(EdukgApp(Settings(db=str(db), refresh=0))).start()
+    try:
+        url = f"{server.url}{BASE}/academic-standards/{target.decode()}"
+        response = httpx.get(url, headers={"x-api-key": key})
+        error_of(response, 500, "InternalServerError")
+        assert "damaged" in response.json()["message"]
+    finally:
+        server.stop()
+
+
+def test_a_damaged_file_is_reported_by_readyz(tmp_path: Path) -> None:
+    db = tmp_path / "edukg.db"
+    build_demo(str(db))
+    open_key_store(str(db)).close()
+    data = bytearray(db.read_bytes())
+    page = int.from_bytes(data[16:18], "big") or 65536
+    for n in range(2, 12):  # the headers of a few b-tree pages
+        data[n * page : n * page + 12] = b"\xff" * 12
+    db.write_bytes(bytes(data))
+    server = ServerThread(EdukgApp(Settings(db=str(db), refresh=0))).start()
+    try:
+        with httpx.Client(base_url=server.url) as client:
+            client.get("/healthz")  # opens the file, which starts the check
+            deadline = time.monotonic() + 20
+            while True:
+                ready = client.get("/readyz")
+                if ready.status_code == 503:
+                    verdict = str(ready.json()["details"]["integrity"])
+                    if verdict != "checking":
+                        break
+                assert time.monotonic() < deadline, "the damage was never reported"
+                time.sleep(0.1)
+        error_of(ready, 503, "ServiceUnavailableError")
+        assert verdict.startswith("damaged")
+    finally:
+        server.stop()

@@ -109,3 +109,36 @@ def test_remembered_keys_forget_a_revoke_at_once(tmp_path: Path) -> None:
         assert server.verify("ekg_guess") is None
     server.close()
     admin.close()
+
+
+def test_a_deleted_or_replaced_key_store_revokes_in_running_servers(
+    tmp_path: Path, serve: Callable[[str], Api]
+) -> None:
+    db = str(tmp_path / "edukg.db")
+    build_demo(db)
+    api = serve(db)
+    old = edukg("keys", "create", "old", "--db", db).stdout.splitlines()[-1]
+    assert api.get("/standards-frameworks", key=old).status_code == 200  # now remembered
+    for path in tmp_path.glob("edukg.keys.db*"):
+        path.unlink()
+    gone = api.get("/standards-frameworks", key=old)
+    error_of(gone, 503, "ServiceUnavailableError")  # no key store: every key refused
+    assert api.http.get("/readyz").status_code == 503
+    new = edukg("keys", "create", "new", "--db", db).stdout.splitlines()[-1]
+    error_of(api.get("/standards-frameworks", key=old), 401, "AuthenticationError")
+    assert api.get("/standards-frameworks", key=new).status_code == 200
+    assert api.http.get("/readyz").status_code == 200
+
+
+def test_a_known_wrong_key_costs_no_query(tmp_path: Path) -> None:
+    from edukg.store.sqlite import SqliteKeyStore
+
+    store = SqliteKeyStore.for_db(str(tmp_path / "k.db"))
+    store.create("someone")
+    queries: list[str] = []
+    assert store.verify("ekg_wrong") is None
+    store._connection().set_trace_callback(queries.append)
+    for _ in range(5):
+        assert store.verify("ekg_wrong") is None
+    assert [q for q in queries if "api_keys" in q] == []
+    store.close()

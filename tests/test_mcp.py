@@ -213,3 +213,31 @@ async def test_stdio(demo_db: str) -> None:
         assert {t.name for t in (await s.list_tools()).tools} == TOOLS
         body = await call(s, "find_standard_statement", code="MP1")
     assert [x["code"] for x in body["standards"]] == ["MP1"]
+
+
+def test_get_and_delete_answer_405_at_once(demo: Api) -> None:
+    url = f"{demo.server.url}/mcp"
+    headers = {"x-api-key": demo.key, "accept": "text/event-stream"}
+    for method in ("GET", "DELETE"):
+        response = httpx.request(method, url, headers=headers, timeout=5)
+        error_of(response, 405, "MethodNotAllowedError")
+        assert response.headers["allow"] == "POST"
+
+
+async def test_argument_errors_are_plain_words(demo: Api) -> None:
+    async with session(demo) as s:
+        not_list = await call_error(s, "find_standard_statement", keywords="fractions")
+        too_long = await call_error(s, "find_standard_statement", keywords=["x" * 50_000])
+        missing = await call_error(s, "find_standards_progression_from_standard", direction="up")
+    assert "`keywords` must be a list" in not_list
+    assert "`keywords` takes at most 100 characters" in too_long
+    assert "`caseIdentifierUUID` is required" in missing
+    assert "`direction` must be one of 'backward' or 'forward'" in missing
+    for text in (not_list, too_long, missing):
+        assert "pydantic" not in text and "type=" not in text
+
+
+async def test_code_lookup_finds_the_alternate_code(sample: Api) -> None:
+    async with session(sample) as s:
+        body = await call(s, "find_standard_statement", code="1.NBT.1", jurisdiction="Multi-State")
+    assert [x["code"] for x in body["standards"]] == ["1.NBT.A.1"]

@@ -103,3 +103,23 @@ def test_empty_cursor_means_first_page(demo: Api) -> None:
     )
     first = demo.ok("/academic-standards", standardsFrameworkCaseIdentifierUUID=MS, limit=3)
     assert body == first
+
+
+def test_a_cursor_with_its_identifier_edited_is_refused(demo: Api) -> None:
+    first = demo.ok("/academic-standards", standardsFrameworkCaseIdentifierUUID=MS, limit=3)
+    cursor = first["pagination"]["nextCursor"]
+    raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
+    last = first["data"][-1]["identifier"].encode()
+    assert last in raw  # the identifier is in there, readable but not editable
+    edited = _b64(raw.replace(last, first["data"][0]["identifier"].encode())).rstrip("=")
+    response = demo.get(
+        "/academic-standards", standardsFrameworkCaseIdentifierUUID=MS, cursor=edited
+    )
+    body = error_of(response, 400, "ValidationError")
+    assert "not a cursor this service issued" in body["message"]
+    assert (
+        demo.get(
+            "/academic-standards", standardsFrameworkCaseIdentifierUUID=MS, cursor=cursor
+        ).status_code
+        == 200
+    )

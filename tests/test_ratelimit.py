@@ -111,7 +111,7 @@ def test_default_limit_applies_to_keys_without_their_own(
         url = f"{server.url}{BASE}/standards-frameworks"
         assert httpx.get(url, headers={"x-api-key": key}).status_code == 200
         assert httpx.get(url, headers={"x-api-key": key}).status_code == 429
-        health = httpx.get(f"{server.url}/healthz").json()
+        health = httpx.get(f"{server.url}/healthz", headers={"x-api-key": key}).json()
         assert health["details"]["rateLimiter"]["backend"] == "memory"
     finally:
         server.stop()
@@ -129,7 +129,25 @@ def test_api_keeps_serving_when_redis_is_down(demo_db: str) -> None:
         url = f"{server.url}{BASE}/standards-frameworks"
         for _ in range(3):  # over the key's limit, but the limiter cannot count: fail open
             assert httpx.get(url, headers={"x-api-key": key}).status_code == 200
-        health = httpx.get(f"{server.url}/healthz").json()
+        health = httpx.get(f"{server.url}/healthz", headers={"x-api-key": key}).json()
         assert health["details"]["rateLimiter"]["ok"] is False
+    finally:
+        server.stop()
+
+
+def test_no_limit_by_default(demo_db: str) -> None:
+    import httpx
+
+    keys = open_key_store(demo_db)
+    key = keys.create(fresh_key())  # no --rate, and the server sets none
+    keys.close()
+    server = ServerThread(EdukgApp(Settings(db=demo_db, refresh=0))).start()
+    try:
+        url = f"{server.url}{BASE}/standards-frameworks"
+        with httpx.Client(headers={"x-api-key": key}) as client:
+            statuses = {client.get(url).status_code for _ in range(120)}
+            health = client.get(f"{server.url}/healthz").json()
+        assert statuses == {200}
+        assert health["details"]["rateLimit"]["limited"] is False
     finally:
         server.stop()

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import orjson
 import pytest
 
+from edukg.ingest.normalize import typed
 from tests.conftest import Api, error_of
+from tests.support import SAMPLE
 
 pytestmark = pytest.mark.sample
 Conforms = Callable[..., None]
@@ -140,3 +143,35 @@ def test_im360_lesson(sample: Api, conforms: Conforms) -> None:
     conforms("/lessons/{lessonId}", body, nullable=SAMPLE_NULLS)
     assert sample.ok(f"/lessons/{IM_LESSON}/activities")["data"] == []
     assert sample.ok("/curriculums/im360/dependency-map")["dependencies"] == []
+
+
+def test_every_export_property_of_every_standard_is_served(sample: Api) -> None:
+    exported = {}
+    with open(SAMPLE / "nodes.jsonl", "rb") as f:
+        for line in f:
+            record = orjson.loads(line)
+            if "StandardsFrameworkItem" in record["labels"]:
+                exported[record["properties"]["caseIdentifierUUID"]] = typed(record["properties"])
+    frameworks = sample.ok("/standards-frameworks", includeNonCurrent="true")["data"]
+    served = {}
+    for framework in frameworks:
+        for item in sample.walk(
+            "/academic-standards",
+            standardsFrameworkCaseIdentifierUUID=framework["caseIdentifierUUID"],
+            limit=1000,
+        ):
+            served[item["caseIdentifierUUID"]] = item
+    assert served and set(served) <= set(exported)
+    for uuid, item in served.items():
+        missing = {name: value for name, value in exported[uuid].items() if item.get(name) != value}
+        assert not missing, (uuid, missing)
+    newer = [x for x in served.values() if x.get("alternateStatementCode")]
+    assert newer and all(isinstance(x["isCurrent"], bool) for x in served.values())
+
+
+def test_alternate_statement_codes_are_found_by_code(sample: Api) -> None:
+    found = sample.ok(
+        "/academic-standards/search", statementCode="1.NBT.1", jurisdiction="Multi-State"
+    )
+    assert [x["statementCode"] for x in found] == ["1.NBT.A.1"]
+    assert found[0]["alternateStatementCode"] == "1.NBT.1"

@@ -230,3 +230,18 @@ def test_access_log_has_request_id_and_key_name_never_the_key(
     assert second["status"] == 401 and second["key"] is None
     assert bad.status_code == 401
     assert key not in caplog.text and "nope" not in caplog.text
+
+
+MS_UUID = demo_framework_case_uuid("ms-math")
+
+
+@pytest.mark.parametrize(
+    ("path", "params"),
+    [
+        ("/academic-standards", {"standardsFrameworkCaseIdentifierUUID": MS_UUID, "limit": "١٠"}),
+        ("/academic-standards", {"standardsFrameworkCaseIdentifierUUID": MS_UUID, "limit": "１０"}),
+        (f"/academic-standards/{VALID['caseIdentifierUUID']}/crosswalks", {"minJaccardScore": "१"}),
+    ],
+)
+def test_only_ascii_digits_are_numbers(demo: Api, path: str, params: dict[str, str]) -> None:
+    error_of(demo.get(path, **params), 400, "ValidationError")

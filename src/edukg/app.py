@@ -14,17 +14,19 @@ import logging
 import secrets
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import parse_qsl
 
 import orjson
 
 from edukg import caching, service
 from edukg.api import OPERATIONS, Call
+from edukg.api.base import Operation
 from edukg.assistants import build_server, streamable_http_app
 from edukg.config import Settings
-from edukg.docs_page import render_docs
+from edukg.docs_page import render_docs, security_headers
 from edukg.errors import (
     ApiError,
     AuthenticationError,
@@ -43,8 +45,10 @@ from edukg.params import parse
 from edukg.ratelimit import Decision, Limiter, MemoryLimiter, RedisLimiter
 from edukg.responses import ResponseCache
 from edukg.routing import Router
+from edukg.server import MAX_HEADER_BYTES, MAX_URL_BYTES
 from edukg.store import KeyStore, Store, open_key_store, open_store
-from edukg.store.base import Principal, StoreUnavailable
+from edukg.store.base import DataInfo, Principal, StoreUnavailable
+from edukg.workpool import RETRY_AFTER, Busy, WorkPool
 
 log = logging.getLogger("edukg")
 
@@ -52,10 +56,12 @@ Scope = dict[str, Any]
 Receive = Callable[[], Awaitable[dict[str, Any]]]
 Send = Callable[[dict[str, Any]], Awaitable[None]]
 Headers = list[tuple[bytes, bytes]]
+Response = tuple[int, bytes, Headers]
+T = TypeVar("T")
 
 _JSON = (b"content-type", b"application/json")
-MAX_URL_BYTES = 8192  # path plus query string; no legitimate request comes near it
-MAX_HEADER_BYTES = 16384  # all request headers together
+_ALLOW_READS = (b"allow", b"GET, HEAD")
+_NOT_IN_304 = frozenset((b"content-type", b"content-encoding"))
 access_log = logging.getLogger("edukg.access")
 MCP_PATH = "/mcp"
 _MAX_QUERY_FIELDS = 64
@@ -73,7 +79,7 @@ class EdukgApp:
     ) -> None:
         self.settings = settings
         self.store = store or open_store(settings.read_db or settings.db, settings.refresh)
-        self.keys = keys or open_key_store(settings.db)
+        self.keys = keys or open_key_store(settings.db, create=False)
         if limiter is None:
             limiter = RedisLimiter(settings.redis) if settings.redis else MemoryLimiter()
         self.limiter = limiter
@@ -84,10 +90,15 @@ class EdukgApp:
         self.openapi = build_openapi(settings.base_path, OPERATIONS)
         self._openapi_bytes = orjson.dumps(self.openapi)
         self._docs_bytes = render_docs(self.openapi)
+        self._docs_headers = [
+            (b"content-type", b"text/html; charset=utf-8"),
+            *security_headers(self._docs_bytes),
+        ]
         self.explorer = Explorer(settings.base_path)
         # Private: responses sit behind a key, so shared caches must not keep them.
         self._cache_control = f"private, max-age={settings.cache_max_age}".encode()
         self.responses = ResponseCache(settings.response_cache_mb * 1024 * 1024)
+        self.work = WorkPool(settings.work_threads, settings.work_waiting)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -95,50 +106,61 @@ class EdukgApp:
             return
         if scope["type"] != "http":
             return
-        if scope["path"] == MCP_PATH:
-            await self._mcp(scope, receive, send)
-            return
         request_id = "req_" + secrets.token_hex(8)
         started = time.perf_counter()
         extra: Headers = []  # headers every response carries once known (rate limits)
         who: list[str] = []  # the key's name, once authenticated (never the key)
+        if scope["path"] == MCP_PATH:
+            await self._mcp(scope, receive, send, (request_id, started, extra, who))
+            return
         try:
-            try:
-                status, body, headers = self._respond(scope, extra, who)
-            except StoreUnavailable as exc:
-                log.warning("request %s: database unavailable: %s", request_id, exc)
-                raise ServiceUnavailableError(
-                    "The database cannot be reached right now. Try again shortly."
-                ) from None
+            answer = self._guarded(request_id, scope, self._respond, scope, extra, who)
+            if isinstance(answer, _Pending):  # expensive: off the event loop
+                pending = answer
+                built = await self.work.run(
+                    lambda: self._guarded(request_id, scope, self._build, pending)
+                )
+                answer = self._complete(pending, *built)
+            status, body, headers = answer
         except ApiError as exc:
-            status, headers = exc.status, [_JSON]
-            body = error_body(exc.error, exc.message, request_id, exc.details)
-            if isinstance(exc, MethodNotAllowedError):
-                headers = [*headers, (b"allow", b"GET, HEAD")]
-        except Exception:
-            log.exception("request %s failed: %s %s", request_id, scope["method"], scope["path"])
-            status, headers = 500, [_JSON]
-            body = error_body(
-                "InternalServerError",
-                "An unexpected error occurred. Quote the request id when reporting it.",
-                request_id,
-            )
+            if isinstance(exc, Busy):
+                extra.append((b"retry-after", str(RETRY_AFTER).encode()))
+            status, body, headers = _error_response(exc, request_id)
         headers = [
             *headers,
             *extra,
             (b"x-request-id", request_id.encode()),
             (b"content-length", str(len(body)).encode()),
         ]
+        # Logged before the answer leaves, so the line exists once a client has its answer.
+        self._log(scope, request_id, who, status, started)
         await send({"type": "http.response.start", "status": status, "headers": headers})
         no_body = scope["method"] == "HEAD" or status == 304
         await send({"type": "http.response.body", "body": b"" if no_body else body})
-        if self.settings.access_log:
-            self._log(scope, request_id, who, status, started)
+
+    def _guarded(self, request_id: str, scope: Scope, answer: Callable[..., T], *args: Any) -> T:
+        """Run `answer`; an unreachable database is a 503, anything unforeseen a 500."""
+        try:
+            return answer(*args)
+        except ApiError:
+            raise
+        except StoreUnavailable as exc:
+            log.warning("request %s: database unavailable: %s", request_id, exc)
+            raise ServiceUnavailableError(
+                "The database cannot be reached right now. Try again shortly."
+            ) from None
+        except Exception:
+            log.exception("request %s failed: %s %s", request_id, scope["method"], scope["path"])
+            raise ApiError(
+                "An unexpected error occurred. Quote the request id when reporting it."
+            ) from None
 
     def _log(
         self, scope: Scope, request_id: str, who: list[str], status: int, started: float
     ) -> None:
         """One JSON line per request: no key, no headers, a bounded path."""
+        if not self.settings.access_log:
+            return
         query = scope.get("query_string", b"")[:512].decode("latin-1")
         line = {
             "time": datetime.now(UTC).isoformat(timespec="milliseconds"),
@@ -151,87 +173,164 @@ class EdukgApp:
         }
         access_log.info(orjson.dumps(line).decode())
 
-    def _respond(self, scope: Scope, extra: Headers, who: list[str]) -> tuple[int, bytes, Headers]:
+    def _respond(self, scope: Scope, extra: Headers, who: list[str]) -> Response | _Pending:
         path: str = scope["path"]
         method: str = scope["method"]
-        if len(scope.get("raw_path") or b"") + len(scope.get("query_string", b"")) > MAX_URL_BYTES:
-            raise URITooLongError(f"The URL is longer than {MAX_URL_BYTES} bytes.")
-        if sum(len(k) + len(v) for k, v in scope["headers"]) > MAX_HEADER_BYTES:
-            raise HeadersTooLargeError(f"The request headers exceed {MAX_HEADER_BYTES} bytes.")
+        _check_sizes(scope)
         if self.router.under_base(path):
             if method not in ("GET", "HEAD"):
+                extra.append(_ALLOW_READS)
                 raise MethodNotAllowedError(f"{method} is not allowed: this API is read-only.")
             principal = self._authenticate(scope)
             who.append(principal.name)
-            self._limit(principal, extra)
             matched = self.router.match(path)
             if matched is None:
+                self._limit(principal, extra)
                 raise NotFoundError(f"No operation at {path}. See /openapi.json for the API.")
             op, path_params = matched
-            info = service.loaded(self.store)
-            gz = caching.wants_gzip(scope)
-            version = info.content_id
-            if "Search" in op.tags:  # the same data answers differently once it is indexed
-                version += ":" + service.search_ranking(self.store)
-            tag = caching.etag(version, scope, caching.GZIP_TAG if gz else b"identity")
-            headers = [
-                _JSON,
-                (b"x-data-version", info.data_version.encode()),
-                (b"etag", tag),
-                (b"cache-control", self._cache_control),
-                (b"vary", b"Accept-Encoding"),
-            ]
-            condition = caching.if_none_match(scope)
-            if condition is not None and caching.matches(condition, tag):
-                return 304, b"", [h for h in headers if h is not _JSON]
-            # Only answers that passed validation are kept, so a hit needs no parsing.
-            kept = self.responses.get(tag)
-            if kept is not None:
-                return 200, kept[0], kept[1]
-            values = parse(op.params, _query(scope), path_params)
-            body = op.handler(Call(op.operation_id, values, self.store, info))
-            if gz and len(body) >= caching.GZIP_MIN_BYTES:
-                body = caching.compress(body)
-                headers.append((b"content-encoding", b"gzip"))
-            elif gz:  # the tag named gzip; small bodies go as they are, with their own tag
-                headers[2] = (b"etag", caching.etag(version, scope, b"identity"))
-            self.responses.put(tag, body, headers)
-            return 200, body, headers
+            try:
+                values = parse(op.params, _query(scope), path_params)
+            except ApiError:
+                self._limit(principal, extra)  # a bad request costs a token too
+                raise
+            cost = request_cost(op, values)
+            self._limit(principal, extra, cost)
+            answer = self._data(op, values, scope)
+            if isinstance(answer, _Pending) and cost == 1:  # cheap: right here, on the loop
+                return self._complete(answer, *self._build(answer))
+            return answer
         if method not in ("GET", "HEAD"):
+            extra.append(_ALLOW_READS)
             raise MethodNotAllowedError(f"{method} is not allowed here.")
         if path == "/healthz":
-            return self._health()
+            return self._health(scope)
         if path == "/readyz":
             return self._ready()
         if path == "/openapi.json":
             return 200, self._openapi_bytes, [_JSON]
         if path in ("/docs", "/docs/"):
-            return 200, self._docs_bytes, [(b"content-type", b"text/html; charset=utf-8")]
+            return 200, self._docs_bytes, self._docs_headers
         if Explorer.owns(path):
-            answer = self.explorer.respond(path)
-            if answer is not None:
-                return answer
+            page = self.explorer.respond(path)
+            if page is not None:
+                return page
         raise NotFoundError(f"Nothing at {path}. The API lives under {self.router.base_path}/.")
 
-    async def _mcp(self, scope: Scope, receive: Receive, send: Send) -> None:
-        """The MCP endpoint: the same keys and limits as REST, then the SDK's transport."""
-        extra: Headers = []
+    def _data(self, op: Operation, values: dict[str, Any], scope: Scope) -> Response | _Pending:
+        """A validated data request: its response from the cache, or what building it
+        takes (run by `_build`, whose lookups may fail, then `_complete`)."""
+        info = service.loaded(self.store)
+        gz = caching.wants_gzip(scope)
+        version = info.content_id
+        if "Search" in op.tags:  # the same data answers differently once it is indexed
+            version += ":" + service.search_ranking(self.store)
+        # Keyed by what the handler reads, so parameters it ignores make no new entry.
+        tag = caching.etag(
+            version, op.operation_id, values, caching.GZIP_TAG if gz else b"identity"
+        )
+        kept = self.responses.get(tag)
+        if kept is not None:
+            return self._conditional(scope, *kept)
+        return _Pending(op, values, scope, info, version, tag, gz, self._cursor_secret())
+
+    def _build(self, p: _Pending) -> tuple[bytes, Headers]:
+        """Run the handler and encode its answer (safe on a worker thread: no shared state
+        but the store, which is)."""
+        body = p.op.handler(Call(p.op.operation_id, p.values, self.store, p.info, p.secret))
+        try:  # records were encoded once, at load; a damaged file must not reach a client
+            orjson.loads(body)
+        except orjson.JSONDecodeError:
+            log.error("damaged stored data for %s %s", p.op.operation_id, p.values)
+            raise ApiError(
+                "The stored data for this request is damaged; the operator should reload it."
+            ) from None
+        headers = [
+            _JSON,
+            (b"x-data-version", p.info.data_version.encode()),
+            (b"etag", p.tag),
+            (b"cache-control", self._cache_control),
+            (b"vary", b"Accept-Encoding"),
+        ]
+        if p.gz and len(body) >= caching.GZIP_MIN_BYTES:
+            body = caching.compress(body)
+            headers.append((b"content-encoding", b"gzip"))
+        elif p.gz:  # small bodies go as they are, under the tag of that representation
+            headers[2] = (
+                b"etag",
+                caching.etag(p.version, p.op.operation_id, p.values, b"identity"),
+            )
+        return body, headers
+
+    def _complete(self, p: _Pending, body: bytes, headers: Headers) -> Response:
+        self.responses.put(p.tag, body, headers)
+        return self._conditional(p.scope, body, headers)
+
+    @staticmethod
+    def _conditional(scope: Scope, body: bytes, headers: Headers) -> Response:
+        """Only a 200 may become a 304, when If-None-Match names its tag."""
+        condition = caching.if_none_match(scope)
+        if condition is not None and caching.matches(condition, headers[2][1]):
+            return 304, b"", [h for h in headers if h[0] not in _NOT_IN_304]
+        return 200, body, headers
+
+    def _cursor_secret(self) -> bytes:
+        """From the key store's secret, so every node signs alike (and a new store, new)."""
+        return self.keys.derived_secret(b"cursor")
+
+    async def _mcp(
+        self,
+        scope: Scope,
+        receive: Receive,
+        send: Send,
+        request: tuple[str, float, Headers, list[str]],
+    ) -> None:
+        """The MCP endpoint: the REST API's limits, keys, rate limits and access log, then
+        the SDK's transport."""
+        request_id, started, extra, who = request
         try:
-            try:
-                self._limit(self._authenticate(scope, bearer=True), extra)
-            except StoreUnavailable:
-                raise ServiceUnavailableError(
-                    "The database cannot be reached right now. Try again shortly."
-                ) from None
+            self._guarded(request_id, scope, self._admit_mcp, scope, extra, who)
         except ApiError as exc:
-            request_id = "req_" + secrets.token_hex(8)
-            body = error_body(exc.error, exc.message, request_id, exc.details)
-            headers = [_JSON, *extra, (b"x-request-id", request_id.encode())]
+            status, body, headers = _error_response(exc, request_id)
+            headers = [*headers, *extra, (b"x-request-id", request_id.encode())]
             headers.append((b"content-length", str(len(body)).encode()))
-            await send({"type": "http.response.start", "status": exc.status, "headers": headers})
+            self._log(scope, request_id, who, status, started)
+            await send({"type": "http.response.start", "status": status, "headers": headers})
             await send({"type": "http.response.body", "body": body})
             return
-        await self._mcp_app(scope, receive, send)
+
+        async def logged_send(message: dict[str, Any]) -> None:
+            if message["type"] == "http.response.start":
+                message["headers"] = [*message.get("headers", []), *extra,
+                                      (b"x-request-id", request_id.encode())]  # fmt: skip
+                self._log(scope, request_id, who, message["status"], started)
+            await send(message)
+
+        try:
+            async with self.work.slot():  # tool calls are expensive work too
+                await self._mcp_app(scope, receive, logged_send)
+        except Busy as exc:
+            status, body, headers = _error_response(exc, request_id)
+            headers = [*headers, *extra, (b"retry-after", str(RETRY_AFTER).encode()),
+                       (b"x-request-id", request_id.encode()),
+                       (b"content-length", str(len(body)).encode())]  # fmt: skip
+            self._log(scope, request_id, who, status, started)
+            await send({"type": "http.response.start", "status": status, "headers": headers})
+            await send({"type": "http.response.body", "body": body})
+
+    def _admit_mcp(self, scope: Scope, extra: Headers, who: list[str]) -> None:
+        _check_sizes(scope)
+        if scope["method"] != "POST":
+            # Stateless streamable HTTP: no server-sent stream to open (GET) and no
+            # session to end (DELETE); answering at once keeps probing clients and
+            # idle connections from hanging (MCP transport specification).
+            extra.append((b"allow", b"POST"))
+            raise MethodNotAllowedError(
+                f"{scope['method']} is not allowed at {MCP_PATH}: this stateless MCP "
+                "server takes JSON-RPC messages by POST only."
+            )
+        principal = self._authenticate(scope, bearer=True)
+        who.append(principal.name)
+        self._limit(principal, extra, MCP_COST)
 
     def _authenticate(self, scope: Scope, bearer: bool = False) -> Principal:
         key = None
@@ -247,17 +346,20 @@ class EdukgApp:
         if not key:
             where = "x-api-key header (or Authorization: Bearer)" if bearer else "x-api-key header"
             raise AuthenticationError(f"Missing API key: send it in the {where}.")
+        if key != key.strip():
+            raise AuthenticationError(
+                "The API key has spaces or other whitespace around it; send the key alone."
+            )
         owner = self.keys.verify(key)
         if owner is None:
             raise AuthenticationError("Invalid or revoked API key.")
         return owner
 
-    def _limit(self, principal: Principal, extra: Headers) -> None:
-        rate = self.settings.rate if principal.rate is None else principal.rate
-        burst = self.settings.burst if principal.burst is None else principal.burst
+    def _limit(self, principal: Principal, extra: Headers, cost: int = 1) -> None:
+        rate, burst = self._rate_of(principal)
         if rate <= 0:
             return  # an unlimited key (e.g. for benchmarks)
-        decision: Decision = self.limiter.hit(principal.name, rate, burst)
+        decision: Decision = self.limiter.hit(principal.name, rate, burst, min(cost, burst))
         extra.extend(
             (
                 (b"ratelimit-limit", str(decision.limit).encode()),
@@ -273,23 +375,46 @@ class EdukgApp:
                 {"retryAfter": decision.retry_after},
             )
 
-    def _health(self) -> tuple[int, bytes, Headers]:
+    def _health(self, scope: Scope) -> tuple[int, bytes, Headers]:
+        """Liveness for anyone; the details (limits, cache, search) for a valid key only."""
         info = service.loaded(self.store)
-        body = orjson.dumps(
-            {
-                "status": "ok",
-                "dataVersion": info.data_version,
-                "loadedAt": info.loaded_at,
-                "contentId": info.content_id,
-                "counts": info.counts,
-                "details": {
-                    "rateLimiter": self.limiter.status(),
-                    "responseCache": self.responses.status(),
-                    "search": service.search_mode(self.store),
-                },
+        health: dict[str, object] = {
+            "status": "ok",
+            "dataVersion": info.data_version,
+            "loadedAt": info.loaded_at,
+            "contentId": info.content_id,
+        }
+        principal = self._known_key(scope)
+        if principal is not None:
+            health["counts"] = info.counts
+            health["details"] = {
+                "rateLimit": self._limits_of(principal),
+                "rateLimiter": self.limiter.status(),
+                "responseCache": self.responses.status(),
+                "expensiveWork": self.work.status(),
+                "search": service.search_mode(self.store),
             }
-        )
+        body = orjson.dumps(health)
         return 200, body, [_JSON, (b"x-data-version", info.data_version.encode())]
+
+    def _known_key(self, scope: Scope) -> Principal | None:
+        """The key's holder when a valid key came with the request, else None (no error)."""
+        try:
+            return self._authenticate(scope, bearer=True)
+        except (AuthenticationError, StoreUnavailable):
+            return None
+
+    def _limits_of(self, principal: Principal) -> dict[str, object]:
+        rate, burst = self._rate_of(principal)
+        if rate <= 0:
+            return {"limited": False, "source": "none set (serve --rate or keys create --rate)"}
+        source = "key" if principal.rate is not None else "server default (--rate)"
+        return {"limited": True, "rate": rate, "burst": burst, "source": source}
+
+    def _rate_of(self, principal: Principal) -> tuple[float, int]:
+        rate = self.settings.rate if principal.rate is None else principal.rate
+        burst = self.settings.burst if principal.burst is None else principal.burst
+        return rate, burst
 
     def _ready(self) -> tuple[int, bytes, Headers]:
         """Ready to take traffic: data loaded, its database reachable, keys reachable."""
@@ -301,12 +426,17 @@ class EdukgApp:
             info = None
             checks["database"] = "unreachable"
         checks["dataLoaded"] = info is not None
+        checks["integrity"] = self.store.integrity()
         try:
             self.keys.verify("readiness-probe")
             checks["keys"] = "reachable"
         except StoreUnavailable:
             checks["keys"] = "unreachable"
-        ready = info is not None and checks["keys"] == "reachable"
+        ready = (
+            info is not None
+            and checks["keys"] == "reachable"
+            and not str(checks["integrity"]).startswith("damaged")
+        )
         if not ready:
             raise ServiceUnavailableError("Not ready to serve.", checks)
         body = orjson.dumps(
@@ -324,12 +454,56 @@ class EdukgApp:
                 await send({"type": "lifespan.startup.complete"})
             elif message["type"] == "lifespan.shutdown":
                 await self._lifespan_stack.aclose()
+                self.work.close()
                 self.store.close()
                 self.keys.close()
                 if isinstance(self.limiter, RedisLimiter):
                     self.limiter.close()
                 await send({"type": "lifespan.shutdown.complete"})
                 return
+
+
+@dataclass(frozen=True)
+class _Pending:
+    """A validated data request whose response is still to be built."""
+
+    op: Operation
+    values: dict[str, Any]
+    scope: Scope
+    info: DataInfo
+    version: str  # what the tag names: content id, and the search ranking for searches
+    tag: bytes
+    gz: bool
+    secret: bytes  # signs cursors
+
+
+SEARCH_COST = 5  # tokens of the key's bucket: a search costs about five lookups
+MCP_COST = 5
+_LARGE_PAGE = 250  # records: a page beyond this is expensive work
+
+
+def request_cost(op: Operation, values: dict[str, Any]) -> int:
+    """Tokens a request takes from its key's bucket; more than one means expensive work
+    (run off the event loop, bounded by the work pool)."""
+    if "Search" in op.tags:
+        return SEARCH_COST
+    limit = values.get("limit")
+    if isinstance(limit, int) and limit > _LARGE_PAGE:
+        return 1 + limit // _LARGE_PAGE
+    return 1
+
+
+def _check_sizes(scope: Scope) -> None:
+    """The head limits again, for servers other than edukg's own (which refuses earlier)."""
+    if len(scope.get("raw_path") or b"") + len(scope.get("query_string", b"")) > MAX_URL_BYTES:
+        raise URITooLongError(f"The URL is longer than {MAX_URL_BYTES} bytes.")
+    if sum(len(k) + len(v) for k, v in scope["headers"]) > MAX_HEADER_BYTES:
+        raise HeadersTooLargeError(f"The request headers exceed {MAX_HEADER_BYTES} bytes.")
+
+
+def _error_response(exc: ApiError, request_id: str) -> tuple[int, bytes, Headers]:
+    """The one place an Error response is made: status, body in the Error shape, headers."""
+    return exc.status, error_body(exc.error, exc.message, request_id, exc.details), [_JSON]
 
 
 def _query(scope: Scope) -> dict[str, list[str]]:

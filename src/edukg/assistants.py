@@ -17,7 +17,7 @@ import orjson
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.transport_security import TransportSecuritySettings
-from pydantic import Field
+from pydantic import Field, ValidationError
 
 from edukg import __version__, service
 from edukg.errors import ApiError
@@ -95,10 +95,52 @@ def _standard_summary(record: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def plain_argument_errors(tool: str, error: ValidationError) -> str:
+    """A tool's argument errors in plain words, as the REST API words its own."""
+    problems = []
+    for item in error.errors():
+        name = ".".join(str(part) for part in item["loc"] if not isinstance(part, int)) or "input"
+        problems.append(_plain_problem(f"`{name}`", item["type"], item.get("ctx") or {}))
+    return f"{tool}: " + "; ".join(dict.fromkeys(problems)) + "."
+
+
+def _plain_problem(name: str, kind: str, ctx: dict[str, Any]) -> str:
+    if kind == "missing":
+        return f"{name} is required"
+    if kind == "list_type":
+        return f'{name} must be a list, e.g. ["fractions"]'
+    if kind in ("string_type", "string_unicode"):
+        return f"{name} must be text"
+    if kind in ("string_too_long", "too_long"):
+        unit = "characters" if kind.startswith("string") else "items"
+        return f"{name} takes at most {ctx.get('max_length')} {unit}"
+    if kind in ("string_too_short", "too_short"):
+        unit = "characters" if kind.startswith("string") else "items"
+        return f"{name} takes at least {ctx.get('min_length')} {unit}"
+    if kind == "literal_error":
+        return f"{name} must be one of {ctx.get('expected')}"
+    if kind == "extra_forbidden":
+        return f"{name} is not an argument of this tool"
+    return f"{name} is not valid here"
+
+
+class _Server(MCPServer):
+    """The SDK's server, with argument errors that an assistant (or a person) can act on."""
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            cause = exc.__cause__
+            if isinstance(cause, ValidationError):
+                raise ToolError(plain_argument_errors(name, cause)) from cause
+            raise
+
+
 def build_server(store: Store) -> MCPServer:
     """The MCP server over `store`, with the hosted server's tools."""
     # log_level: the SDK configures root logging when none is set up; keep it to warnings.
-    server = MCPServer("edukg", instructions=INSTRUCTIONS, version=__version__, log_level="WARNING")
+    server = _Server("edukg", instructions=INSTRUCTIONS, version=__version__, log_level="WARNING")
 
     def substandards(case_uuid: str) -> list[dict[str, Any]]:
         page = service.linked(store, case_uuid, "child", None, MAX_SUBSTANDARDS)
@@ -131,15 +173,17 @@ def build_server(store: Store) -> MCPServer:
             str | None, Field(description="statement code or code prefix", max_length=50)
         ] = None,
         keywords: Annotated[
-            list[str] | None,
+            list[Annotated[str, Field(max_length=100)]] | None,
             Field(
                 description="words; a standard matches when ANY appears in its statement",
                 max_length=20,
             ),
         ] = None,
-        academicSubject: Annotated[str | None, Field(description="e.g. Mathematics")] = None,
+        academicSubject: Annotated[
+            str | None, Field(description="e.g. Mathematics", max_length=100)
+        ] = None,
         jurisdiction: Annotated[
-            str | None, Field(description="e.g. California, Multi-State")
+            str | None, Field(description="e.g. California, Multi-State", max_length=100)
         ] = None,
     ) -> dict[str, Any]:
         words = tuple(w.strip().lower() for w in keywords or () if w and w.strip())
@@ -229,7 +273,9 @@ def build_server(store: Store) -> MCPServer:
     )
     def find_misconceptions_for_standard(
         caseIdentifierUUID: Uuid,
-        subject: Annotated[str | None, Field(description="e.g. Mathematics")] = None,
+        subject: Annotated[
+            str | None, Field(description="e.g. Mathematics", max_length=100)
+        ] = None,
     ) -> dict[str, Any]:
         _call(service.standard, store, _uuid(caseIdentifierUUID))
         return {
@@ -267,7 +313,7 @@ def build_server(store: Store) -> MCPServer:
     )
     def find_curriculum_lessons(
         caseIdentifierUUID: Annotated[
-            str | None, Field(description="CASE UUID of a standard")
+            str | None, Field(description="CASE UUID of a standard", max_length=36)
         ] = None,
         ordinalName: Annotated[
             str | None, Field(description="'Grade 6, Unit 2, Lesson 3'", max_length=100)
@@ -275,7 +321,9 @@ def build_server(store: Store) -> MCPServer:
         lessonName: Annotated[
             str | None, Field(description="words of the lesson's name", max_length=200)
         ] = None,
-        author: Annotated[str | None, Field(description="e.g. Illustrative Mathematics")] = None,
+        author: Annotated[
+            str | None, Field(description="e.g. Illustrative Mathematics", max_length=200)
+        ] = None,
     ) -> dict[str, Any]:
         given = [x for x in (caseIdentifierUUID, ordinalName, lessonName) if x and x.strip()]
         if len(given) != 1:

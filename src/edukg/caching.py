@@ -1,9 +1,10 @@
 """HTTP caching and compression for data responses.
 
 Data is immutable between loads, so a response is fully determined by the loaded
-data's content id, the request URL and the content encoding: the ETag is a hash of
-those three, computed without looking at the body, and a matching If-None-Match is
-answered 304 before any query runs. Never derived from the user's version label
+data's content id, the operation with its validated parameter values, and the content
+encoding: the ETag is a hash of those, computed without looking at the body. A
+matching If-None-Match becomes a 304 only once the request has passed validation and
+its lookups (only a 200 may become a 304). Never derived from the user's version label
 alone, which two different loads may share.
 """
 
@@ -12,6 +13,8 @@ from __future__ import annotations
 import gzip
 import hashlib
 from typing import Any
+
+import orjson
 
 Headers = list[tuple[bytes, bytes]]
 
@@ -24,10 +27,11 @@ GZIP_LEVEL = 1
 GZIP_TAG = b"gzip-%d" % GZIP_LEVEL
 
 
-def etag(content_id: str, scope: dict[str, Any], encoding: bytes) -> bytes:
-    """A strong ETag for one response."""
-    raw = scope.get("raw_path") or scope["path"].encode()
-    key = b"\0".join((content_id.encode(), raw, scope.get("query_string", b""), encoding))
+def etag(content_id: str, operation_id: str, values: dict[str, Any], encoding: bytes) -> bytes:
+    """A strong ETag for one response: the data, the operation and its validated values
+    (so unknown parameters, which change nothing, change no tag), and the encoding."""
+    request = orjson.dumps(values, option=orjson.OPT_SORT_KEYS)
+    key = b"\0".join((content_id.encode(), operation_id.encode(), request, encoding))
     return b'"' + hashlib.sha256(key).hexdigest()[:32].encode() + b'"'
 
 

@@ -1,15 +1,24 @@
-"""The `edukg` command: a thin layer over the loader, the stores and the server."""
+"""The `edukg` command: a thin layer over the loader, the stores and the server.
+
+Exit codes, for scripts: 0 done; 1 failed, nothing changed (a load, a key operation);
+2 a usage error (bad arguments, a database that does not exist), nothing changed;
+3 the server could not start (e.g. its port is taken); 4 a load switched the served
+data but its semantic index was not finished (run `edukg index`).
+"""
 
 from __future__ import annotations
 
 import argparse
 import os
+import socket
+import sqlite3
 import sys
 import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
+import orjson
 from rich.console import Console
 from rich.progress import (
     BarColumn,
@@ -26,15 +35,26 @@ from edukg import __version__
 from edukg.config import (
     DEFAULT_BASE_PATH,
     DEFAULT_BURST,
-    DEFAULT_RATE,
+    keys_path_for,
     normalize_base_path,
     resolve_db,
 )
-from edukg.ingest.builder import LoadSummary, build, load
+from edukg.ingest.builder import DATA_VERSION, LoadSummary, build, load, psycopg_errors
 from edukg.ingest.demo import DEMO_VERSION, demo_lines
 from edukg.ingest.errors import LoadError
-from edukg.store import is_postgres, open_key_store, open_store
+from edukg.store import (
+    BackendMissing,
+    KeyInfo,
+    KeyStore,
+    is_postgres,
+    open_key_store,
+    open_store,
+    require_postgres,
+)
+from edukg.store.base import StoreUnavailable
 from edukg.store.keys import KeyNameError
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_NO_SERVER, EXIT_INDEX_UNFINISHED = 0, 1, 2, 3, 4
 
 _err = Console(stderr=True)
 _out = Console(highlight=False)
@@ -93,7 +113,9 @@ def _summary(summary: LoadSummary) -> None:
     _out.print(f"content id {summary.content_id[:16]}")
 
 
-def _index_step(db: str, required: bool = False, runtime: str = "auto") -> int:
+def _index_step(
+    db: str, required: bool = False, runtime: str = "auto", after_load: bool = False
+) -> int:
     """Build or finish the semantic index; without the model, say so (fail only if asked)."""
     from edukg.semantic.encoder import ModelMissing  # noqa: PLC0415
     from edukg.semantic.index import index  # noqa: PLC0415
@@ -121,6 +143,12 @@ def _index_step(db: str, required: bool = False, runtime: str = "auto") -> int:
     except RuntimeError as exc:  # e.g. another `edukg index` writing the same file
         _say(f"Semantic index not finished: {exc}. Run `edukg index` again to resume.")
         return 1
+    except (sqlite3.Error, psycopg_errors(), OSError) as exc:  # e.g. a full disk
+        _say(
+            f"Semantic index not finished: it could not be written ({exc}). The loaded data"
+            " is served; search ranks by words until `edukg index` completes."
+        )
+        return EXIT_INDEX_UNFINISHED if after_load else EXIT_FAILED
     if summary.already_complete:
         _say(f"Semantic index complete ({summary.rows:,} texts).")
     else:
@@ -138,6 +166,12 @@ def cmd_index(args: argparse.Namespace) -> int:
 
 
 def cmd_load(args: argparse.Namespace) -> int:
+    if args.data_version is not None and not DATA_VERSION.fullmatch(args.data_version):
+        _say(
+            f"--data-version {args.data_version!r} is not a version: use 1-64 letters, digits,"
+            " '.', '_' or '-', starting with a letter or digit (e.g. 1.11.0); nothing was loaded"
+        )
+        return EXIT_USAGE
     bar, advance = _progress_bar()
     try:
         if bar is not None:
@@ -148,9 +182,17 @@ def cmd_load(args: argparse.Namespace) -> int:
     except LoadError as exc:
         _say(f"load failed: {exc}")
         _say("The data being served is unchanged.")
-        return 1
+        return EXIT_FAILED
     _summary(summary)
-    return 0 if args.no_index else _index_step(args.db)
+    if summary.data_version == "unknown":
+        _say(
+            "note: the data version is unknown (no vX.Y.Z segment in the source's path);"
+            " responses carry X-Data-Version: unknown. Name it with --data-version,"
+            " e.g. --data-version 1.11.0"
+        )
+    if args.no_index:
+        return EXIT_OK
+    return _index_step(args.db, after_load=True)
 
 
 def build_demo(db: str) -> LoadSummary:
@@ -195,31 +237,68 @@ def _write_lines(path: Path, lines: Iterator[bytes]) -> int:
 
 
 def cmd_keys(args: argparse.Namespace) -> int:
-    keys = open_key_store(args.db)
+    creating = args.keys_command == "create"
+    if not creating and not is_postgres(args.db) and not keys_path_for(args.db).is_file():
+        _say(
+            f"no key file for {args.db} ({keys_path_for(args.db)} does not exist): "
+            "check --db or $EDUKG_DB; nothing was created"
+        )
+        return EXIT_USAGE
+    keys = open_key_store(args.db, create=creating)
     try:
-        if args.keys_command == "create":
-            try:
-                key = keys.create(args.name, args.rate, args.burst)
-            except KeyNameError as exc:
-                _say(f"cannot create key: {exc}")
-                return 1
-            _say(f"Created key {args.name!r}. It is shown once; store it now.")
-            print(key)
-        elif args.keys_command == "list":
-            table = Table()
-            for column in ("name", "created", "key ends with", "revoked"):
-                table.add_column(column)
-            for info in keys.list():
-                table.add_row(info.name, info.created_at, f"…{info.last4}", info.revoked_at or "")
-            _out.print(table)
-        elif not keys.revoke(args.name):
-            _say(f"no live key named {args.name!r}")
-            return 1
-        else:
-            _out.print(f"revoked {args.name!r}; it is refused from now on")
+        return _keys_command(keys, args)
+    except (sqlite3.Error, psycopg_errors(), StoreUnavailable, OSError) as exc:
+        what = {"create": "no key was created", "revoke": f"{args.name!r} was NOT revoked"}
+        _say(
+            f"the key store could not be {'read' if args.keys_command == 'list' else 'written'}"
+            f" ({exc}); {what.get(args.keys_command, 'nothing was changed')}"
+        )
+        return EXIT_FAILED
     finally:
         keys.close()
-    return 0
+
+
+def _keys_command(keys: KeyStore, args: argparse.Namespace) -> int:
+    if args.keys_command == "create":
+        try:
+            key = keys.create(args.name, args.rate, args.burst)
+        except KeyNameError as exc:
+            _say(f"cannot create key: {exc}")
+            return EXIT_FAILED
+        _say(f"Created key {args.name!r}. It is shown once; store it now.")
+        print(key)
+    elif args.keys_command == "list":
+        _list_keys(keys.list(), args.json)
+    elif not keys.revoke(args.name):
+        _say(f"no live key named {args.name!r}")
+        return EXIT_FAILED
+    else:
+        _out.print(f"revoked {args.name!r}; it is refused from now on")
+    return EXIT_OK
+
+
+def _list_keys(infos: list[KeyInfo], as_json: bool) -> None:
+    """Whole names always (`keys revoke` needs them); JSON lines for scripts."""
+    if as_json:
+        for info in infos:
+            print(
+                orjson.dumps(
+                    {
+                        "name": info.name,
+                        "createdAt": info.created_at,
+                        "last4": info.last4,
+                        "revokedAt": info.revoked_at,
+                    }
+                ).decode()
+            )
+        return
+    table = Table()
+    table.add_column("name", no_wrap=True, overflow="ignore")
+    for column in ("created", "key ends with", "revoked"):
+        table.add_column(column, no_wrap=True)
+    for info in infos:
+        table.add_row(info.name, info.created_at, f"…{info.last4}", info.revoked_at or "")
+    Console(highlight=False, width=max(200, _out.width)).print(table)
 
 
 def _single_threaded_blas() -> None:
@@ -233,10 +312,16 @@ def _single_threaded_blas() -> None:
         os.environ.setdefault(name, "1")
 
 
-def _serve(args: argparse.Namespace, workers: int) -> None:
-    import uvicorn  # noqa: PLC0415 - only the serving commands need the server
+def _serve(args: argparse.Namespace, workers: int, sock: socket.socket | None = None) -> int:
+    from edukg import server  # noqa: PLC0415 - only the serving commands need the server
 
     _single_threaded_blas()
+    if sock is None:
+        try:
+            sock = server.bind(args.host, args.port)
+        except server.PortUnavailable as exc:
+            _say(f"{exc}; nothing was started (choose another with --port)")
+            return EXIT_NO_SERVER
     # Worker processes read their settings from the environment (config.Settings.from_env).
     os.environ["EDUKG_DB"] = args.db if is_postgres(args.db) else str(Path(args.db).absolute())
     os.environ["EDUKG_BASE_PATH"] = normalize_base_path(args.base_path)
@@ -248,6 +333,8 @@ def _serve(args: argparse.Namespace, workers: int) -> None:
         ("EDUKG_REFRESH", args.refresh),
         ("EDUKG_CACHE_MAX_AGE", args.cache_max_age),
         ("EDUKG_RESPONSE_CACHE_MB", args.response_cache_mb),
+        ("EDUKG_HEADER_TIMEOUT", args.header_timeout),
+        ("EDUKG_MAX_CONNECTIONS", args.max_connections),
     ):
         if value is not None:
             os.environ[name] = str(value)
@@ -257,18 +344,18 @@ def _serve(args: argparse.Namespace, workers: int) -> None:
             "use --redis for limits shared by every process and host"
         )
     os.environ.setdefault("EDUKG_ACCESS_LOG", "0" if args.no_access_log else "1")
-    uvicorn.run(
-        "edukg.app:create_app",
-        factory=True,
-        host=args.host,
-        port=args.port,
-        workers=workers,
-        access_log=False,
-        log_level="info",
-        log_config=_LOG_CONFIG,
-        proxy_headers=False,
-        timeout_graceful_shutdown=30,
+    server.run(
+        server.config(
+            "edukg.app:create_app",
+            factory=True,
+            workers=workers,
+            log_level="info",
+            log_config=_LOG_CONFIG,
+            timeout_graceful_shutdown=30,
+        ),
+        sock,
     )
+    return EXIT_OK
 
 
 # uvicorn's own logging, plus the access log: one JSON line per request on stdout.
@@ -301,11 +388,17 @@ _LOG_CONFIG: dict[str, object] = {
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    _serve(args, args.workers)
-    return 0
+    return _serve(args, args.workers)
 
 
 def cmd_quickstart(args: argparse.Namespace) -> int:
+    from edukg import server  # noqa: PLC0415
+
+    try:  # first: on a taken port, no key is made and no URL printed
+        sock = server.bind(args.host, args.port)
+    except server.PortUnavailable as exc:
+        _say(f"{exc}; nothing was started and no key was made (try --port, or PORT= for make demo)")
+        return EXIT_NO_SERVER
     store = open_store(args.db)
     info = store.info()
     store.close()
@@ -315,7 +408,7 @@ def cmd_quickstart(args: argparse.Namespace) -> int:
     else:
         _say(f"Serving the data already in {args.db} (version {info.data_version}).")
     _index_step(args.db)
-    keys = open_key_store(args.db)
+    keys = open_key_store(args.db, create=True)
     name = "quickstart-" + datetime.now(UTC).strftime("%Y%m%d%H%M%S")
     key = keys.create(name)
     keys.close()
@@ -331,8 +424,7 @@ def cmd_quickstart(args: argparse.Namespace) -> int:
         f"Try:\n  curl -H 'x-api-key: {key}' '{url}{base}/standards-frameworks'\n",
         flush=True,
     )
-    _serve(args, 1)
-    return 0
+    return _serve(args, 1, sock)
 
 
 def cmd_generate(args: argparse.Namespace) -> int:
@@ -371,8 +463,10 @@ def parser() -> argparse.ArgumentParser:
         prog="edukg", description="Serve the Learning Commons Knowledge Graph export over HTTP."
     )
     p.add_argument("--version", action="version", version=f"edukg {__version__}")
-    sub = p.add_subparsers(dest="command", required=True)
     db_help = "SQLite file or postgresql:// URL (default: $EDUKG_DB, else ./edukg.db)"
+    # Also before the command (`edukg --db x.db keys list`); after it, it wins.
+    p.add_argument("--db", dest="global_db", default=None, help=db_help)
+    sub = p.add_subparsers(dest="command", required=True)
 
     def with_db(cmd: argparse.ArgumentParser) -> argparse.ArgumentParser:
         cmd.add_argument("--db", default=None, help=db_help)
@@ -414,7 +508,8 @@ def parser() -> argparse.ArgumentParser:
         )  # fmt: skip
         cmd.add_argument(
             "--rate", type=float, default=None,
-            help=f"default requests per second per key (default {DEFAULT_RATE:g}; 0: no limit)",
+            help="default requests per second for keys without their own (default: no limit;"
+            " 0: no limit)",
         )  # fmt: skip
         cmd.add_argument(
             "--burst", type=int, default=None,
@@ -431,6 +526,14 @@ def parser() -> argparse.ArgumentParser:
         cmd.add_argument(
             "--no-access-log", action="store_true",
             help="do not write one JSON line per request to stdout",
+        )  # fmt: skip
+        cmd.add_argument(
+            "--header-timeout", type=float, default=None,
+            help="seconds a connection has to send a complete request head (default 10)",
+        )  # fmt: skip
+        cmd.add_argument(
+            "--max-connections", type=int, default=None,
+            help="open connections per worker; idle ones are closed first (default 1000)",
         )  # fmt: skip
         cmd.add_argument(
             "--refresh", type=float, default=None,
@@ -453,7 +556,8 @@ def parser() -> argparse.ArgumentParser:
     c.add_argument("name")
     c.add_argument("--rate", type=float, default=None, help="its own requests per second (0: none)")
     c.add_argument("--burst", type=int, default=None, help="its own requests at once")
-    with_db(ksub.add_parser("list", help="names, creation time, last 4 characters"))
+    c = with_db(ksub.add_parser("list", help="names, creation time, last 4 characters"))
+    c.add_argument("--json", action="store_true", help="one JSON object per line, for scripts")
     c = with_db(ksub.add_parser("revoke", help="revoke a key at once"))
     c.add_argument("name")
     keys.set_defaults(func=cmd_keys)
@@ -482,8 +586,22 @@ def parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the `edukg` console script."""
     args = parser().parse_args(argv)
-    args.db = resolve_db(getattr(args, "db", None))
+    args.db = resolve_db(getattr(args, "db", None) or args.global_db)
+    if args.command in _READS_DATA and not is_postgres(args.db) and not Path(args.db).is_file():
+        _say(f"nothing is loaded at {args.db} (no such file): check --db or $EDUKG_DB")
+        return EXIT_FAILED
+    if is_postgres(args.db):
+        try:
+            require_postgres()
+        except BackendMissing as exc:
+            _say(str(exc))
+            return EXIT_USAGE
     return int(args.func(args))
+
+
+# Commands that read loaded data: on a SQLite file that is not there, they say so rather
+# than start on an empty database.
+_READS_DATA = frozenset({"index", "export", "mcp"})
 
 
 if __name__ == "__main__":

@@ -33,7 +33,10 @@ def normalize_base_path(base_path: str) -> str:
     return f"/{stripped}" if stripped else ""
 
 
-DEFAULT_RATE = 20.0  # requests per second per key, sustained
+# No per-key limit unless one is set (`serve --rate` or `keys create --rate`): a
+# self-hosted server should not throttle its own operator. Public deployments set one
+# (README, "Scale out"); the burst applies only where a rate does.
+DEFAULT_RATE = 0.0  # requests per second per key, sustained; 0: no limit
 DEFAULT_BURST = 40  # requests per key at once
 
 
@@ -57,6 +60,8 @@ class Settings:
     access_log: bool = False  # one JSON line per request on the `edukg.access` logger
     cache_max_age: int = 60  # seconds clients may reuse a data response without asking
     response_cache_mb: int = 64  # finished responses kept per process, by ETag; 0: none
+    work_threads: int = 2  # threads for expensive requests (searches, large pages, MCP)
+    work_waiting: int = 8  # expensive requests that may wait for them; beyond: 503
 
     @classmethod
     def from_env(cls) -> Settings:
@@ -73,4 +78,6 @@ class Settings:
             access_log=env.get("EDUKG_ACCESS_LOG", "1") != "0",
             cache_max_age=int(env.get("EDUKG_CACHE_MAX_AGE", 60)),
             response_cache_mb=int(env.get("EDUKG_RESPONSE_CACHE_MB", 64)),
+            work_threads=int(env.get("EDUKG_WORK_THREADS", 2)),
+            work_waiting=int(env.get("EDUKG_WORK_WAITING", 8)),
         )

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import html
+import re
 from typing import Any
 
 _PAGE = """<!doctype html>
@@ -69,6 +72,25 @@ def _operation_html(path: str, op: dict[str, Any]) -> str:
         f'<form data-path="{html.escape(path)}">{"".join(fields)}'
         f"<button type=submit>Send</button><pre aria-live=polite></pre></form></details>"
     )
+
+
+def security_headers(page: bytes) -> list[tuple[bytes, bytes]]:
+    """Headers for the page where users paste their key: its own inline script alone may
+    run (by hash), nothing may frame it, and it talks only to this server."""
+    hashes = b" ".join(
+        b"'sha256-" + base64.b64encode(hashlib.sha256(script).digest()) + b"'"
+        for script in re.findall(rb"<script>(.*?)</script>", page, re.S)
+    )
+    policy = (
+        b"default-src 'none'; script-src " + hashes + b"; style-src 'unsafe-inline'; "
+        b"connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
+    )
+    return [
+        (b"content-security-policy", policy),
+        (b"x-frame-options", b"DENY"),
+        (b"x-content-type-options", b"nosniff"),
+        (b"referrer-policy", b"no-referrer"),
+    ]
 
 
 def render_docs(spec: dict[str, Any]) -> bytes:

@@ -12,6 +12,8 @@ from edukg.errors import ValidationError
 
 _UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
 UUID_EXAMPLE = "6bd8552e-6f8f-4538-bf33-d016ac080178"
+_INTEGER = re.compile(r"[+-]?[0-9]{1,12}")
+_NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]{1,3})?")
 MAX_VALUE_LENGTH = 2000  # no legitimate value is longer; longer ones are refused early
 
 
@@ -81,14 +83,14 @@ def _convert(param: Param, raw: str) -> Any:
             )
         return raw
     if kind == "integer":
-        if not re.fullmatch(r"[+-]?\d{1,12}", raw):
+        if not _INTEGER.fullmatch(raw):
             raise _range_error(param, raw, "an integer")
         value: float = int(raw)
     elif kind == "number":
-        try:
-            value = float(raw)
-        except ValueError:
-            raise _range_error(param, raw, "a number") from None
+        # float() and int() take any script's digits ("١٠"); the API takes ASCII only.
+        if not _NUMBER.fullmatch(raw):
+            raise _range_error(param, raw, "a number")
+        value = float(raw)
         if not math.isfinite(value):
             raise _range_error(param, raw, "a finite number")
     elif kind == "boolean":

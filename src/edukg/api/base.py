@@ -24,10 +24,13 @@ class Call:
     values: dict[str, Any]
     store: Store
     info: DataInfo
+    cursor_secret: bytes  # signs the cursors this request issues, checks the one it got
 
     def after(self) -> str | None:
         """The identifier to continue after, from this request's cursor."""
-        return decode_cursor(self.values.get("cursor"), self.info.content_id, self.scope())
+        return decode_cursor(
+            self.values.get("cursor"), self.info.content_id, self.scope(), self.cursor_secret
+        )
 
     def scope(self) -> str:
         """The hash of this request's filters, which its cursors carry."""
@@ -36,7 +39,9 @@ class Call:
 
     def page(self, page: service.Page, key: bytes = b"data") -> bytes:
         """The paged-list envelope around a page of records."""
-        return page_body(page.rows, page.limit, self.info.content_id, self.scope(), key)
+        return page_body(
+            page.rows, page.limit, self.info.content_id, self.scope(), self.cursor_secret, key
+        )
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gc
 import hashlib
+import re
 import sqlite3
 import tempfile
 import time
@@ -29,12 +30,20 @@ from edukg.ingest.normalize import (
     grade_mask,
     typed,
 )
-from edukg.ingest.reader import Progress, guess_version, read_lines, resolve
+from edukg.ingest.reader import (
+    RELATIONSHIP_FILES,
+    Progress,
+    guess_version,
+    read_lines,
+    resolve,
+)
 from edukg.store import is_postgres, open_loader
 from edukg.store.base import Loader
 from edukg.store.sqlite_load import DocRow, EdgeRow, FigureRow, NodeRow
 
 _BATCH = 20000
+# A data version goes into headers, file names and schema names: nothing else passes.
+DATA_VERSION = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 
 # (name for messages, its lines as (line number, bytes))
 NamedLines = tuple[str, Iterable[tuple[int, bytes]]]
@@ -78,6 +87,7 @@ def _doc_row(kind: str, identifier: str, props: dict[str, Any]) -> DocRow:
         encode(kind, identifier, props),
         _upper(props.get("statementCode")),
         _lower(props.get("description")),
+        _upper(props.get("alternateStatementCode")),
     )
 
 
@@ -104,7 +114,8 @@ class _Batches:
         self.nodes, self.docs, self.edges, self.figures = [], [], [], []
 
 
-def _take_line(batches: _Batches, line: bytes, where: str, summary: LoadSummary) -> None:
+def _take_line(batches: _Batches, line: bytes, where: str, summary: LoadSummary) -> bool:
+    """Type and batch one export line; True for a node, False for a relationship."""
     try:
         record = orjson.loads(line)
     except orjson.JSONDecodeError as exc:
@@ -133,7 +144,8 @@ def _take_line(batches: _Batches, line: bytes, where: str, summary: LoadSummary)
         if served is not None and served not in CURRICULUM_KINDS:
             batches.docs.append(_doc_row(served, identifier, values))
         summary.node_lines += 1
-    elif kind == "relationship":
+        return True
+    if kind == "relationship":
         label = _need_str(record, "label", where)
         source = _need_str(record, "source_identifier", where)
         target = _need_str(record, "target_identifier", where)
@@ -149,8 +161,8 @@ def _take_line(batches: _Batches, line: bytes, where: str, summary: LoadSummary)
                 )
             )
         summary.relationship_lines += 1
-    else:
-        raise LoadError(f'{where}: \'type\' must be "node" or "relationship", got {kind!r:.40}')
+        return False
+    raise LoadError(f'{where}: \'type\' must be "node" or "relationship", got {kind!r:.40}')
 
 
 def build(
@@ -158,10 +170,19 @@ def build(
     db: str,
     data_version: str,
     label_lines: str = "",
+    relationships_named: bool = True,
 ) -> LoadSummary:
-    """Load the given lines into a new version of `db` and switch to it."""
+    """Load the given lines into a new version of `db` and switch to it.
+
+    `relationships_named`: whether a relationships file was among the sources; without
+    one, a load that read no relationship is refused (a nodes file loaded alone).
+    """
+    if not DATA_VERSION.fullmatch(data_version):
+        raise LoadError(
+            f"data version {data_version!r} is not a version: 1-64 letters, digits, '.', '_'"
+            " or '-', starting with a letter or digit (e.g. 1.11.0); nothing was changed"
+        )
     started = time.monotonic()
-    digest = hashlib.sha256()
     summary = LoadSummary(data_version=data_version, content_id="")
     try:
         loader = open_loader(db)
@@ -175,19 +196,22 @@ def build(
     try:
         batches = _Batches(loader)
         pending = 0
+        # One digest per kind of record, so the id is the same whichever file order or
+        # split (one stream or two files) the same lines come in.
+        nodes, relationships = hashlib.sha256(), hashlib.sha256()
         for name, lines in streams:
             for number, line in lines:
+                is_node = _take_line(batches, line, f"{name}:{number}", summary)
+                digest = nodes if is_node else relationships
                 digest.update(line)
                 digest.update(b"\n")
-                _take_line(batches, line, f"{name}:{number}", summary)
                 pending += 1
                 if pending >= _BATCH:
                     batches.flush()
                     pending = 0
         batches.flush()
-        if summary.node_lines == 0:
-            raise LoadError(f"no node records found{label_lines}; nothing was changed")
-        summary.content_id = digest.hexdigest()
+        _refuse_half_export(summary, label_lines, relationships_named)
+        summary.content_id = hashlib.sha256(nodes.digest() + relationships.digest()).hexdigest()
         counts = loader.finish(
             {
                 "data_version": data_version,
@@ -216,6 +240,22 @@ def build(
     )
     summary.seconds = time.monotonic() - started
     return summary
+
+
+def _refuse_half_export(summary: LoadSummary, label_lines: str, relationships_named: bool) -> None:
+    """An export is both files: loading one alone would serve a graph without the other.
+
+    An empty relationships file that was named is taken as a graph without relationships.
+    """
+    if summary.node_lines == 0:
+        raise LoadError(
+            f"no node records found{label_lines}: is nodes.jsonl missing? nothing was changed"
+        )
+    if summary.relationship_lines == 0 and not relationships_named:
+        raise LoadError(
+            f"no relationship records found{label_lines}: is relationships.jsonl missing? "
+            "A load needs both nodes.jsonl and relationships.jsonl; nothing was changed"
+        )
 
 
 def psycopg_errors() -> type[Exception]:
@@ -247,7 +287,9 @@ def load(
 ) -> LoadSummary:
     """Load the export found at `sources` (paths, a directory or URLs) into `db`."""
     version = data_version or guess_version(sources)
-    workdir = Path.cwd() if is_postgres(db) else Path(db).absolute().parent
+    # Downloads go beside a SQLite file (the same disk as the build); for PostgreSQL, to
+    # the temporary directory ($TMPDIR), never into the directory the command runs in.
+    workdir = Path(tempfile.gettempdir()) if is_postgres(db) else Path(db).absolute().parent
     workdir.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix=".edukg-download-", dir=workdir) as tmp:
         files = resolve(sources, Path(tmp), progress)
@@ -256,4 +298,5 @@ def load(
             for source in files:
                 yield source.name, read_lines(source, progress)
 
-        return build(streams(), db, version, f" in {', '.join(sources)}")
+        named = any(Path(f.name).name.startswith(RELATIONSHIP_FILES[0][:13]) for f in files)
+        return build(streams(), db, version, f" in {', '.join(sources)}", named)

@@ -69,6 +69,8 @@ _FIELDS = {
     SKILLS_FRAMEWORK: SKILLS_FRAMEWORK_FIELDS,
     SKILL: SKILL_FIELDS,
 }
+# Names that edukg itself writes into a record; an export property never takes them.
+_DERIVED = frozenset({"identifier", "hasChildren"})
 _GRADE_BITS = {grade: 1 << i for i, grade in enumerate(GRADE_LEVELS)}
 
 
@@ -155,12 +157,20 @@ def encode(kind: str, identifier: str, props: dict[str, Any]) -> bytes:
         if field_kind == LIST and value is not None:
             value = [str(v) for v in value]
         record[field] = value
-    record["identifier"] = identifier
-    if kind in (STANDARD, SKILL):
-        record["hasChildren"] = False
-    elif kind in (FRAMEWORK, SKILLS_FRAMEWORK):
+    if kind in (FRAMEWORK, SKILLS_FRAMEWORK):
         # Absent isCurrent means current: the hosted API lists such frameworks by default.
         record["isCurrent"] = props.get("isCurrent") is not False
+    # Then every other property the export holds (e.g. alternateStatementCode, isCurrent
+    # and adoptionStatus on standards), typed like the rest, so nothing is lost. Curriculum
+    # records are assembled with derived fields of their own (ingest.curriculum).
+    if kind not in CURRICULUM_KINDS:
+        for name, value in props.items():
+            if name not in record and name not in _DERIVED:
+                record[name] = value
+    record["identifier"] = identifier
+    if kind in (STANDARD, SKILL):
+        record.pop("hasChildren", None)
+        record["hasChildren"] = False  # last: `with_children` flips it by a cut
     return orjson.dumps(record)
 
 

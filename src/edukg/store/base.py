@@ -166,6 +166,10 @@ class Store(Protocol):
     def info(self) -> DataInfo | None:
         """The loaded version, or None when nothing is loaded. Picks up a new load."""
 
+    def integrity(self) -> str:
+        """What a check of the served data found: "ok", "checking", "not checked" (a
+        backend that keeps its own checksums), or "damaged: ..." (for /readyz)."""
+
     def by_identifier(self, identifier: str, kind: str) -> Found | None:
         """One record by node identifier."""
 
@@ -231,6 +235,10 @@ class KeyStore(Protocol):
 
     def revoke(self, name: str) -> bool:
         """Revoke the live key `name`; False when there is none."""
+
+    def derived_secret(self, purpose: bytes) -> bytes:
+        """A secret for `purpose` (e.g. signing cursors), the same on every node that
+        shares this key store, derived from its own secret."""
 
     def close(self) -> None:
         """Release connections."""

@@ -60,6 +60,11 @@ class KeyStoreBase(ABC):
             assert row is not None
             self._secret = bytes(row[0])
 
+    def derived_secret(self, purpose: bytes) -> bytes:
+        """A secret for `purpose`, derived from this store's own (shared by its nodes)."""
+        self._load_secret()
+        return hmac.new(self._secret, b"edukg:" + purpose, hashlib.sha256).digest()
+
     def _digest(self, key: str) -> bytes:
         self._load_secret()
         return hmac.new(self._secret, key.encode("utf-8", "replace"), hashlib.sha256).digest()

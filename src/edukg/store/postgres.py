@@ -80,7 +80,7 @@ CREATE TABLE edges (identifier text COLLATE "C" PRIMARY KEY, label text NOT NULL
 CREATE TABLE docs (identifier text COLLATE "C" PRIMARY KEY, kind text NOT NULL, case_uuid text,
   jurisdiction text, subject text, stmt_type text, grades integer NOT NULL DEFAULT 0,
   adoption text, is_current integer NOT NULL DEFAULT 1, doc bytea NOT NULL,
-  code text COLLATE "C", text text COLLATE "C");
+  code text COLLATE "C", text text COLLATE "C", alt_code text COLLATE "C");
 CREATE TABLE membership (framework text COLLATE "C" NOT NULL, identifier text COLLATE "C" NOT NULL,
   grades integer NOT NULL, subject text, stmt_type text, PRIMARY KEY (framework, identifier));
 CREATE TABLE links (relation text NOT NULL, node text COLLATE "C" NOT NULL,
@@ -93,7 +93,7 @@ CREATE TABLE figures (identifier text COLLATE "C" PRIMARY KEY, jaccard double pr
 CREATE UNLOGGED TABLE nodes_in (seq bigint, identifier text, label text, kind text, line bytea);
 CREATE UNLOGGED TABLE docs_in (seq bigint, identifier text, kind text, case_uuid text,
   jurisdiction text, subject text, stmt_type text, grades integer, adoption text,
-  is_current integer, doc bytea, code text, text text);
+  is_current integer, doc bytea, code text, text text, alt_code text);
 CREATE UNLOGGED TABLE edges_in (seq bigint, identifier text, label text, source text,
   target text, line bytea);
 CREATE UNLOGGED TABLE figures_in (seq bigint, identifier text, jaccard double precision,
@@ -202,6 +202,10 @@ class PostgresStore:
         """The loaded version, or None; switches to a new one at most every `refresh` s."""
         self._current()
         return self._info
+
+    def integrity(self) -> str:
+        """PostgreSQL checks its own pages (data checksums, where the cluster has them)."""
+        return "not checked"
 
     def by_identifier(self, identifier: str, kind: str) -> Found | None:
         """One record by node identifier."""
@@ -432,7 +436,7 @@ class PostgresLoader:
             self._copy(
                 "docs_in",
                 "seq, identifier, kind, case_uuid, jurisdiction, subject, stmt_type, grades,"
-                " adoption, is_current, doc, code, text",
+                " adoption, is_current, doc, code, text, alt_code",
                 self._numbered(docs),
             )
         if edges:
@@ -454,7 +458,7 @@ class PostgresLoader:
             ("edges", "identifier, label, source, target, line"),
             ("figures", "identifier, jaccard, state, ccss, shared"),
             ("docs", "identifier, kind, case_uuid, jurisdiction, subject, stmt_type, grades,"
-                     " adoption, is_current, doc, code, text"),
+                     " adoption, is_current, doc, code, text, alt_code"),
         ):  # fmt: skip
             c.execute(
                 f"INSERT INTO {table} ({columns}) SELECT DISTINCT ON (identifier) {columns}"

@@ -35,7 +35,8 @@ CREATE TABLE docs (
   is_current   INTEGER NOT NULL DEFAULT 1,
   doc          BLOB NOT NULL,
   code         TEXT,  -- upper-cased statement code (lessons: full ordinal name), for lookups
-  text         TEXT   -- lower-cased description (lessons: name), for word matches
+  text         TEXT,  -- lower-cased description (lessons: name), for word matches
+  alt_code     TEXT   -- upper-cased alternateStatementCode (1.NBT.1 for 1.NBT.A.1), for lookups
 ) WITHOUT ROWID;
 
 -- Framework membership: every item reachable from a framework through hasChild,

@@ -43,7 +43,8 @@ EDGE_INDEX = "CREATE INDEX edges_by_label ON edges (label, source, target)"
 INDEXES = """
 CREATE INDEX docs_by_case ON docs (case_uuid, kind);
 CREATE INDEX docs_by_kind ON docs (kind, subject, identifier);
-CREATE INDEX docs_by_code ON docs (kind, code)
+CREATE INDEX docs_by_code ON docs (kind, code);
+CREATE INDEX docs_by_alt_code ON docs (kind, alt_code)
 """
 
 # Items of a framework: standards of a standards framework, skills of a skills framework,
@@ -170,9 +171,9 @@ def page_sql(
     elif isinstance(query, Matching):
         where, params = ["kind = ?", "identifier > ?"], [query.kind, after]
         codes: list[str] = []
-        if query.code is not None:
-            codes.append("code = ?")
-            params.append(query.code)
+        if query.code is not None:  # the statement code or its alternate (1.NBT.1)
+            codes.append("code = ? OR alt_code = ?")
+            params.extend((query.code, query.code))
         if query.code_prefix:
             codes.append("(code >= ? AND code < ?)")
             params.extend((query.code_prefix, _successor(query.code_prefix)))

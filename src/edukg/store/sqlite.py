@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import sqlite3
+import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, overload
@@ -21,11 +23,13 @@ from edukg.store.base import (
     Query,
     Row,
     Search,
+    StoreUnavailable,
 )
 from edukg.store.keys import KeyStoreBase
 from edukg.store.shared import page_sql, scope_match, search_filters
 from edukg.store.sqlite_vectors import vectors_path
 
+log = logging.getLogger("edukg.store")
 _MMAP_BYTES = 1 << 30  # 1 GiB: reads of an immutable file go straight to the page cache
 
 
@@ -44,6 +48,7 @@ class SqliteStore:
         self._stamp: tuple[int, int, int] | None = None
         self._info: DataInfo | None = None
         self._vectors: tuple[str, Any] | None = None  # (content id, memory map)
+        self._checks: dict[tuple[int, int, int], str] = {}  # file stamp -> verdict
 
     def _connection(self, refresh: bool = False) -> sqlite3.Connection | None:
         # Only info() looks for a new file: a request calls it first, so all its reads
@@ -85,6 +90,30 @@ class SqliteStore:
         self._conn, self._stamp, self._info = conn, stamp, info
         if old is not None and old is not conn:
             old.close()
+        if conn is not None and stamp is not None and stamp not in self._checks:
+            self._checks[stamp] = "checking"
+            threading.Thread(target=self._check, args=(stamp,), daemon=True).start()
+
+    def _check(self, stamp: tuple[int, int, int]) -> None:
+        """SQLite's quick check of a newly opened file, on its own connection and thread:
+        a damaged file is reported by /readyz instead of served as if healthy."""
+        uri = f"file:{quote(os.path.abspath(self._path))}?mode=ro&immutable=1"
+        try:
+            conn = sqlite3.connect(uri, uri=True, check_same_thread=False)
+            try:
+                found = [row[0] for row in conn.execute("PRAGMA quick_check(5)")]
+            finally:
+                conn.close()
+            verdict = "ok" if found == ["ok"] else "damaged: " + "; ".join(found)[:300]
+        except sqlite3.DatabaseError as exc:
+            verdict = f"damaged: {exc}"
+        if verdict != "ok":
+            log.error("the served database %s is damaged: %s", self._path, verdict)
+        self._checks[stamp] = verdict
+
+    def integrity(self) -> str:
+        """The quick check's verdict on the file being served."""
+        return "not checked" if self._stamp is None else self._checks.get(self._stamp, "checking")
 
     def info(self) -> DataInfo | None:
         """The loaded version, or None when nothing is loaded; switches to a new load."""
@@ -264,52 +293,92 @@ CREATE UNIQUE INDEX IF NOT EXISTS api_keys_live_name ON api_keys (name) WHERE re
 """
 
 
-_VERIFIED_MAX = 10_000
+_VERIFIED_MAX = 10_000  # live keys remembered (only live ones: guesses cannot fill it)
+_REFUSED_MAX = 4_096  # wrong keys remembered, oldest forgotten first
+
+
+class MissingKeyStore(Exception):
+    """A command that reads keys named a key file that does not exist."""
 
 
 class SqliteKeyStore(KeyStoreBase):
-    """API keys in their own SQLite file beside the data file (WAL: readers see revokes at once)."""
+    """API keys in their own SQLite file beside the data file (WAL: readers see revokes at once).
 
-    def __init__(self, path: Path) -> None:
+    Verdicts are remembered until the key file changes: SQLite's data_version moves
+    with every commit of another connection (a revoke by `edukg keys`), this
+    connection's own writes clear them too, and a file replaced or deleted under a
+    running server (its device and inode) clears them and reopens. With no key file at
+    all every key is refused (StoreUnavailable), and no file is made.
+    """
+
+    def __init__(self, path: Path, create: bool = True) -> None:
         super().__init__()
         self._path = path
+        self._create = create
         self._conn: sqlite3.Connection | None = None
-        # Live keys already checked, until the key file changes: SQLite's data_version
-        # moves with every commit of another connection (a revoke by `edukg keys`), and
-        # this connection's own writes clear it too, so a revoke counts at once.
+        self._identity: tuple[int, int] | None = None
         self._verified: dict[str, Principal] = {}
+        self._refused: dict[str, None] = {}
         self._version: int | None = None
 
     def verify(self, key: str) -> Principal | None:
         """Who holds the live key `key`, or None (re-read when the key file changed)."""
         (version,) = self._connection().execute("PRAGMA data_version").fetchone()
         if version != self._version:
-            self._verified.clear()
+            self._forget()
             self._version = version
         known = self._verified.get(key)
         if known is not None:
             return known
+        if key in self._refused:
+            return None  # a wrong key costs a lookup, not a query
         principal = super().verify(key)
-        if principal is not None and len(self._verified) < _VERIFIED_MAX:
-            self._verified[key] = principal  # only live keys: guesses cannot fill it
+        if principal is not None:
+            if len(self._verified) < _VERIFIED_MAX:
+                self._verified[key] = principal
+        else:
+            if len(self._refused) >= _REFUSED_MAX:
+                del self._refused[next(iter(self._refused))]
+            self._refused[key] = None
         return principal
 
+    def _forget(self) -> None:
+        self._verified.clear()
+        self._refused.clear()
+
     @classmethod
-    def for_db(cls, db: str) -> SqliteKeyStore:
-        """The key store beside the data file `db`."""
-        return cls(keys_path_for(db))
+    def for_db(cls, db: str, create: bool = True) -> SqliteKeyStore:
+        """The key store beside the data file `db` (made on first use if `create`)."""
+        return cls(keys_path_for(db), create)
+
+    def exists(self) -> bool:
+        """Whether the key file is there."""
+        return self._path.is_file()
 
     def _connection(self) -> sqlite3.Connection:
-        if self._conn is None:
-            self._path.parent.mkdir(parents=True, exist_ok=True)
-            conn = sqlite3.connect(
-                self._path, isolation_level=None, check_same_thread=False, timeout=10
-            )
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA busy_timeout=10000")
-            conn.executescript(_KEY_SCHEMA)
-            self._conn = conn
-        return self._conn
+        try:
+            st = os.stat(self._path)
+            identity: tuple[int, int] | None = (st.st_dev, st.st_ino)
+        except FileNotFoundError:
+            identity = None
+        if self._conn is not None and identity == self._identity:
+            return self._conn
+        self.close()  # gone or replaced: nothing remembered of the old file holds
+        self._forget()
+        self._version = None
+        self._secret = b""
+        if identity is None and not self._create:
+            raise StoreUnavailable(f"no key file at {self._path}: every key is refused")
+        self._path.parent.mkdir(parents=True, exist_ok=True)
+        conn = sqlite3.connect(
+            self._path, isolation_level=None, check_same_thread=False, timeout=10
+        )
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA busy_timeout=10000")
+        conn.executescript(_KEY_SCHEMA)
+        st = os.stat(self._path)
+        self._conn, self._identity = conn, (st.st_dev, st.st_ino)
+        return conn
 
     def _one(self, sql: str, params: tuple[Any, ...]) -> tuple[Any, ...] | None:
         row: tuple[Any, ...] | None = self._connection().execute(sql, params).fetchone()
@@ -319,7 +388,7 @@ class SqliteKeyStore(KeyStoreBase):
         return self._connection().execute(sql, params).fetchall()
 
     def _run(self, sql: str, params: tuple[Any, ...]) -> int:
-        self._verified.clear()  # this connection's own writes do not move data_version
+        self._forget()  # this connection's own writes do not move data_version
         return self._connection().execute(sql, params).rowcount
 
     def close(self) -> None:

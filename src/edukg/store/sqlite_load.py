@@ -26,10 +26,10 @@ _BUILD_MARK = ".building-"
 NodeRow = tuple[str, str, str | None, bytes]  # identifier, label, served kind, raw line
 EdgeRow = tuple[str, str, str, str, bytes]  # identifier, label, source, target, raw line
 # identifier, kind, case_uuid, jurisdiction, subject, stmt_type, grades, adoption, current,
-# doc, code, text
+# doc, code, text, alternate code
 DocRow = tuple[
     str, str, str | None, str | None, str | None, str | None, int, str | None, int, bytes,
-    str | None, str | None,
+    str | None, str | None, str | None,
 ]  # fmt: skip
 # edge identifier, jaccard, stateLCCount, ccssLCCount, sharedLCCount
 FigureRow = tuple[str, float, int | None, int | None, int | None]
@@ -234,7 +234,7 @@ class SqliteLoader:
                 if doc[1] in _NESTED and identifier in parents:
                     doc = (*doc[:9], with_children(doc[9]), *doc[10:])
                 rows.append(doc)
-            c.executemany("INSERT INTO docs VALUES (?,?,?,?,?,?,?,?,?,?,?,?)", rows)
+            c.executemany("INSERT INTO docs VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)", rows)
             c.executemany(
                 "INSERT INTO items VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 [
