@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import os
 import shlex
+import shutil
 import socket
 import subprocess
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import httpx
@@ -16,7 +17,7 @@ import pytest
 from edukg.cli import build_demo
 from edukg.ingest.demo import demo_lines
 from edukg.semantic import INSTALL_MODEL
-from edukg.store import open_store
+from edukg.store import open_key_store, open_store
 from tests.conftest import Api
 from tests.support import BASE, ROOT
 from tests.test_cli import EDUKG
@@ -175,3 +176,50 @@ def test_what_edukg_writes_beside_a_database_is_ignored_by_git(tmp_path: Path) -
         check=False,
     )  # fmt: skip
     assert sorted(done.stdout.split()) == sorted(names)
+
+
+@pytest.fixture
+def full_disk(tmp_path: Path) -> Iterator[Path]:
+    """A small filesystem, filled once what a test puts there is written."""
+    if os.geteuid() != 0 or shutil.which("mount") is None:
+        pytest.skip("needs root to mount a small filesystem")
+    mnt = tmp_path / "tiny"
+    mnt.mkdir()
+    mounted = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(mnt)],
+        capture_output=True, check=False,
+    )  # fmt: skip
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a small tmpfs here: {mounted.stderr.decode().strip()}")
+    try:
+        yield mnt
+    finally:
+        subprocess.run(["umount", str(mnt)], check=False)
+
+
+def _fill(directory: Path) -> None:
+    with open(directory / "filler", "wb") as f:
+        try:
+            while True:
+                f.write(b"\0" * 65536)
+        except OSError:
+            pass
+
+
+def test_key_commands_on_a_full_disk_say_what_was_not_done(full_disk: Path) -> None:
+    db = str(full_disk / "edukg.db")
+    key = edukg("keys", "create", "kept", "--db", db).stdout.splitlines()[-1]
+    _fill(full_disk)
+    made = edukg("keys", "create", "another-key-" + "x" * 40, "--db", db)
+    revoked = edukg("keys", "revoke", "kept", "--db", db)
+    for done in (made, revoked):
+        assert done.returncode == 1, done.stderr
+        assert "Traceback" not in done.stderr
+    assert "no key was created" in made.stderr
+    assert "'kept' was NOT revoked" in revoked.stderr
+    (full_disk / "filler").unlink()
+    store = open_key_store(db)
+    try:
+        assert store.verify(key) is not None  # the revoke really did not happen
+    finally:
+        store.close()

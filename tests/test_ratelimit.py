@@ -62,11 +62,14 @@ def test_status(limiter: Limiter) -> None:
     assert status["ok"] is True and status["backend"] in ("memory", "redis")
 
 
-def test_redis_unreachable_fails_open() -> None:
+def test_redis_unreachable_limits_per_process() -> None:
     down = RedisLimiter("redis://127.0.0.1:1/0")  # nothing listens on port 1
     try:
         for _ in range(5):
             assert down.hit(fresh_key(), rate=0.1, burst=1).allowed
+        key = fresh_key()
+        assert down.hit(key, rate=0.1, burst=1).allowed
+        assert not down.hit(key, rate=0.1, burst=1).allowed  # this process's own bucket
         status = down.status()
         assert status["ok"] is False and "open" in str(status["failMode"])
     finally:
@@ -127,8 +130,9 @@ def test_api_keeps_serving_when_redis_is_down(demo_db: str) -> None:
     server = ServerThread(app).start()
     try:
         url = f"{server.url}{BASE}/standards-frameworks"
-        for _ in range(3):  # over the key's limit, but the limiter cannot count: fail open
-            assert httpx.get(url, headers={"x-api-key": key}).status_code == 200
+        # Redis cannot count: this process limits on its own, and keeps serving.
+        statuses = [httpx.get(url, headers={"x-api-key": key}).status_code for _ in range(3)]
+        assert statuses == [200, 429, 429]
         health = httpx.get(f"{server.url}/healthz", headers={"x-api-key": key}).json()
         assert health["details"]["rateLimiter"]["ok"] is False
     finally:

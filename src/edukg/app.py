@@ -46,7 +46,7 @@ from edukg.ratelimit import Decision, Limiter, MemoryLimiter, RedisLimiter
 from edukg.responses import ResponseCache
 from edukg.routing import Router
 from edukg.server import MAX_HEADER_BYTES, MAX_URL_BYTES
-from edukg.store import KeyStore, Store, open_key_store, open_store
+from edukg.store import KeyStore, Store, is_postgres, open_key_store, open_store
 from edukg.store.base import DataInfo, Principal, StoreUnavailable
 from edukg.workpool import RETRY_AFTER, Busy, WorkPool
 
@@ -99,6 +99,12 @@ class EdukgApp:
         self._cache_control = f"private, max-age={settings.cache_max_age}".encode()
         self.responses = ResponseCache(settings.response_cache_mb * 1024 * 1024)
         self.work = WorkPool(settings.work_threads, settings.work_waiting)
+        # With PostgreSQL or Redis every request waits on the network: it runs on threads
+        # (as many as the database pool has connections), so that requests overlap their
+        # round trips instead of queueing behind each other's (docs/deployment.md).
+        networked = settings.redis or is_postgres(settings.db)
+        networked = networked or is_postgres(settings.read_db or settings.db)
+        self.io = WorkPool(settings.io_threads, IO_WAITING) if networked else None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -114,7 +120,12 @@ class EdukgApp:
             await self._mcp(scope, receive, send, (request_id, started, extra, who))
             return
         try:
-            answer = self._guarded(request_id, scope, self._respond, scope, extra, who)
+            if self.io is None:  # SQLite and in-process limits: microseconds, inline
+                answer = self._guarded(request_id, scope, self._respond, scope, extra, who)
+            else:  # a database or Redis over the network: never on the event loop
+                answer = await self.io.run(
+                    lambda: self._guarded(request_id, scope, self._respond, scope, extra, who)
+                )
             if isinstance(answer, _Pending):  # expensive: off the event loop
                 pending = answer
                 built = await self.work.run(
@@ -288,7 +299,12 @@ class EdukgApp:
         the SDK's transport."""
         request_id, started, extra, who = request
         try:
-            self._guarded(request_id, scope, self._admit_mcp, scope, extra, who)
+            if self.io is None:
+                self._guarded(request_id, scope, self._admit_mcp, scope, extra, who)
+            else:
+                await self.io.run(
+                    lambda: self._guarded(request_id, scope, self._admit_mcp, scope, extra, who)
+                )
         except ApiError as exc:
             status, body, headers = _error_response(exc, request_id)
             headers = [*headers, *extra, (b"x-request-id", request_id.encode())]
@@ -455,6 +471,8 @@ class EdukgApp:
             elif message["type"] == "lifespan.shutdown":
                 await self._lifespan_stack.aclose()
                 self.work.close()
+                if self.io is not None:
+                    self.io.close()
                 self.store.close()
                 self.keys.close()
                 if isinstance(self.limiter, RedisLimiter):
@@ -477,6 +495,7 @@ class _Pending:
     secret: bytes  # signs cursors
 
 
+IO_WAITING = 4096  # requests waiting for a network thread; the connection cap bounds it first
 SEARCH_COST = 5  # tokens of the key's bucket: a search costs about five lookups
 MCP_COST = 5
 _LARGE_PAGE = 250  # records: a page beyond this is expensive work

@@ -1,11 +1,14 @@
 """Per-key rate limits: a token bucket per key, in memory or shared through Redis.
 
 A bucket holds up to `burst` tokens and refills at `rate` tokens per second;
-each request takes one. The in-memory limiter counts per process; Redis counts
-across every process and host, atomically, in one Lua script. If Redis cannot
-be reached the API keeps serving (fails open), logs it, and says so in
-/healthz: refusing every request because the limiter is down would turn a cache
-outage into a full outage.
+each request takes one (expensive ones more). The in-memory limiter counts per process;
+Redis counts across every process and host, atomically, in one Lua script.
+
+If Redis fails (down, or silent), the call that found out pays one short timeout; then
+a circuit opens and, for the next few seconds, each process limits on its own (its
+in-memory buckets, at the key's full rate) without waiting on Redis at all; then one
+call probes Redis again. Refusing every request because the limiter is down would turn
+a cache outage into a full outage; waiting on it for every request would too.
 """
 
 from __future__ import annotations
@@ -18,6 +21,9 @@ from dataclasses import dataclass
 from typing import Protocol
 
 log = logging.getLogger("edukg.ratelimit")
+
+TIMEOUT = 0.25  # seconds for a Redis connect or command: it answers in well under 1 ms
+OPEN_SECONDS = 5.0  # after a failure, Redis is skipped this long before one probe
 
 
 @dataclass(frozen=True)
@@ -104,33 +110,61 @@ class RedisLimiter:
                 "Redis support is not installed: pip install 'edukg[redis]'"
             ) from None
 
-        self._redis = redis.Redis.from_url(url, socket_timeout=0.25, socket_connect_timeout=0.25)
+        self._redis = redis.Redis.from_url(
+            url, socket_timeout=TIMEOUT, socket_connect_timeout=TIMEOUT, retry_on_timeout=False
+        )
         self._script = self._redis.register_script(_LUA)
         self._prefix = prefix
         self._errors = redis.RedisError
         self._ok = True
         self._last_error = ""
         self._logged_at = -float("inf")
+        self._open_until = -float("inf")  # the circuit: Redis is skipped until then
+        self._circuit = threading.Lock()
+        self._local = MemoryLimiter()  # each process's own buckets while Redis is out
 
     def hit(self, key: str, rate: float, burst: int, cost: int = 1) -> Decision:
-        """Take `cost` tokens; on a Redis failure, allow the request (fail open)."""
+        """Take `cost` tokens in Redis; while it is out, in this process's own buckets."""
+        if not self._try_redis():
+            return self._local.hit(key, rate, burst, cost)
         try:
             allowed, tokens = self._script(keys=[self._prefix + key], args=[rate, burst, cost])
         except self._errors as exc:
-            self._ok, self._last_error = False, str(exc)
-            if time.monotonic() - self._logged_at > 10:  # once per 10 s, not per request
-                log.warning("rate limiter unavailable, serving without limits: %s", exc)
-                self._logged_at = time.monotonic()
-            return Decision(True, burst, burst, 0, 0)
-        self._ok = True
+            self._trip(exc)
+            return self._local.hit(key, rate, burst, cost)
+        self._ok, self._open_until = True, -float("inf")
         return _decide(float(tokens), bool(allowed), rate, burst, cost)
+
+    def _try_redis(self) -> bool:
+        """Whether this call may use Redis: the circuit is closed, or it is this call's
+        turn to probe (one call per open period; the others go on locally)."""
+        if self._ok:
+            return True
+        with self._circuit:
+            if time.monotonic() >= self._open_until:
+                self._open_until = time.monotonic() + OPEN_SECONDS  # others: local meanwhile
+                return True
+        return False
+
+    def _trip(self, exc: Exception) -> None:
+        with self._circuit:
+            self._ok, self._last_error = False, str(exc)
+            self._open_until = time.monotonic() + OPEN_SECONDS
+        if time.monotonic() - self._logged_at > 10:  # once per 10 s, not per request
+            log.warning(
+                "rate limiter unavailable, limiting per process for %g s: %s", OPEN_SECONDS, exc
+            )
+            self._logged_at = time.monotonic()
 
     def status(self) -> dict[str, object]:
         """Backend, and whether the last call reached Redis."""
         out: dict[str, object] = {"backend": "redis", "ok": self._ok, "scope": "shared"}
         if not self._ok:
             out["error"] = self._last_error
-            out["failMode"] = "open: requests are served without limits until Redis returns"
+            out["circuit"] = "open"
+            out["failMode"] = (
+                "circuit open: each process limits on its own until Redis answers again"
+            )
         return out
 
     def close(self) -> None:

@@ -10,6 +10,7 @@ Bounded by bytes, least recently used first out.
 
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
 
 Headers = list[tuple[bytes, bytes]]
@@ -27,6 +28,7 @@ class ResponseCache:
 
     def __init__(self, max_bytes: int = DEFAULT_BYTES) -> None:
         self._entries: OrderedDict[bytes, tuple[bytes, Headers]] = OrderedDict()
+        self._lock = threading.Lock()  # requests run on worker threads too (PostgreSQL)
         self._max = max_bytes
         self.size = 0
         self.hits = 0
@@ -34,23 +36,27 @@ class ResponseCache:
 
     def get(self, tag: bytes) -> tuple[bytes, Headers] | None:
         """The response stored under `tag`, if any (it becomes the most recent)."""
-        found = self._entries.get(tag)
-        if found is None:
-            self.misses += 1
-            return None
-        self._entries.move_to_end(tag)
-        self.hits += 1
-        return found
+        with self._lock:
+            found = self._entries.get(tag)
+            if found is None:
+                self.misses += 1
+                return None
+            self._entries.move_to_end(tag)
+            self.hits += 1
+            return found
 
     def put(self, tag: bytes, body: bytes, headers: Headers) -> None:
         """Keep a response unless it is too large; evict the least recent to fit."""
-        if self._max <= 0 or len(body) > self._max // _LARGEST_SHARE or tag in self._entries:
+        if self._max <= 0 or len(body) > self._max // _LARGEST_SHARE:
             return
-        self._entries[tag] = (body, headers)
-        self.size += len(body) + ENTRY_OVERHEAD
-        while self.size > self._max:
-            _, (old, _) = self._entries.popitem(last=False)
-            self.size -= len(old) + ENTRY_OVERHEAD
+        with self._lock:
+            if tag in self._entries:
+                return
+            self._entries[tag] = (body, headers)
+            self.size += len(body) + ENTRY_OVERHEAD
+            while self.size > self._max:
+                _, (old, _) = self._entries.popitem(last=False)
+                self.size -= len(old) + ENTRY_OVERHEAD
 
     def status(self) -> dict[str, int]:
         """Figures for /healthz."""

@@ -113,7 +113,7 @@ def _pool(url: str) -> ConnectionPool:
     return ConnectionPool(
         url,
         min_size=1,
-        max_size=4,
+        max_size=8,  # as many as a worker has threads for requests (EDUKG_IO_THREADS)
         kwargs={"autocommit": True, "connect_timeout": _WAIT},
         timeout=_WAIT,
         open=True,
