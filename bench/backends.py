@@ -31,9 +31,9 @@ import httpx
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "src"), str(ROOT), str(ROOT / "bench")]
 
-from serve import free_port, mix, wait_port  # noqa: E402
-
 from tests.support import LatencyProxy, SilentServer  # noqa: E402
+
+from serve import free_port, mix, wait_port  # noqa: E402
 
 EDUKG = [sys.executable, "-m", "edukg.cli"]
 PG_ADMIN = os.environ.get("EDUKG_BENCH_PG", "postgresql://postgres@127.0.0.1:5432/postgres")
@@ -54,7 +54,13 @@ def wrk(base: str, paths: list[str], key: str, seconds: int) -> tuple[float, flo
     script.unlink()
     rps = float(next(x for x in out.splitlines() if x.startswith("Requests/sec")).split()[1])
     p99 = next(x for x in out.splitlines() if x.strip().startswith("99%")).split()[1]
-    ms = float(p99[:-2]) if p99.endswith("ms") else float(p99[:-2]) / 1000 if p99.endswith("us") else float(p99[:-1]) * 1000
+    ms = (
+        float(p99[:-2])
+        if p99.endswith("ms")
+        else float(p99[:-2]) / 1000
+        if p99.endswith("us")
+        else float(p99[:-1]) * 1000
+    )
     errors = sum(
         int(t)
         for line in out.splitlines()

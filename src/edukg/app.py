@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import secrets
+import sys
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -105,6 +106,10 @@ class EdukgApp:
         networked = settings.redis or is_postgres(settings.db)
         networked = networked or is_postgres(settings.read_db or settings.db)
         self.io = WorkPool(settings.io_threads, IO_WAITING) if networked else None
+        if networked:
+            # Threads back from a database wait queue for the interpreter lock; the default
+            # 5 ms turn lets one request's Python delay the others' (docs/deployment.md).
+            sys.setswitchinterval(SWITCH_INTERVAL)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -207,8 +212,9 @@ class EdukgApp:
             cost = request_cost(op, values)
             self._limit(principal, extra, cost)
             answer = self._data(op, values, scope)
-            if isinstance(answer, _Pending) and cost == 1:  # cheap: right here, on the loop
-                return self._complete(answer, *self._build(answer))
+            if isinstance(answer, _Pending) and cost == 1:  # cheap: right here
+                answer = self._complete(answer, *self._build(answer))
+            self._confirm()  # after the reads, which may have brought the key revision
             return answer
         if method not in ("GET", "HEAD"):
             extra.append(_ALLOW_READS)
@@ -248,13 +254,9 @@ class EdukgApp:
         """Run the handler and encode its answer (safe on a worker thread: no shared state
         but the store, which is)."""
         body = p.op.handler(Call(p.op.operation_id, p.values, self.store, p.info, p.secret))
-        try:  # records were encoded once, at load; a damaged file must not reach a client
-            orjson.loads(body)
-        except orjson.JSONDecodeError:
-            log.error("damaged stored data for %s %s", p.op.operation_id, p.values)
-            raise ApiError(
-                "The stored data for this request is damaged; the operator should reload it."
-            ) from None
+        verdict = self.store.integrity()
+        if verdict == "checking" or verdict.startswith("damaged"):  # else: the file is sound
+            _parsable(body, p)
         headers = [
             _JSON,
             (b"x-data-version", p.info.data_version.encode()),
@@ -345,6 +347,7 @@ class EdukgApp:
                 "server takes JSON-RPC messages by POST only."
             )
         principal = self._authenticate(scope, bearer=True)
+        self._confirm()
         who.append(principal.name)
         self._limit(principal, extra, MCP_COST)
 
@@ -416,9 +419,16 @@ class EdukgApp:
     def _known_key(self, scope: Scope) -> Principal | None:
         """The key's holder when a valid key came with the request, else None (no error)."""
         try:
-            return self._authenticate(scope, bearer=True)
+            principal = self._authenticate(scope, bearer=True)
+            self._confirm()
         except (AuthenticationError, StoreUnavailable):
             return None
+        return principal
+
+    def _confirm(self) -> None:
+        """A key remembered from an earlier request is still live (keys.confirm)."""
+        if not self.keys.confirm():
+            raise AuthenticationError("Invalid or revoked API key.")
 
     def _limits_of(self, principal: Principal) -> dict[str, object]:
         rate, burst = self._rate_of(principal)
@@ -481,7 +491,7 @@ class EdukgApp:
                 return
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class _Pending:
     """A validated data request whose response is still to be built."""
 
@@ -495,6 +505,7 @@ class _Pending:
     secret: bytes  # signs cursors
 
 
+SWITCH_INTERVAL = 0.0005  # seconds: measured in bench/backends.py
 IO_WAITING = 4096  # requests waiting for a network thread; the connection cap bounds it first
 SEARCH_COST = 5  # tokens of the key's bucket: a search costs about five lookups
 MCP_COST = 5
@@ -510,6 +521,17 @@ def request_cost(op: Operation, values: dict[str, Any]) -> int:
     if isinstance(limit, int) and limit > _LARGE_PAGE:
         return 1 + limit // _LARGE_PAGE
     return 1
+
+
+def _parsable(body: bytes, p: _Pending) -> None:
+    """Records were encoded once, at load: a damaged file must not reach a client."""
+    try:
+        orjson.loads(body)
+    except orjson.JSONDecodeError:
+        log.error("damaged stored data for %s %s", p.op.operation_id, p.values)
+        raise ApiError(
+            "The stored data for this request is damaged; the operator should reload it."
+        ) from None
 
 
 def _check_sizes(scope: Scope) -> None:

@@ -52,7 +52,7 @@ def open_key_store(db: str, create: bool = True) -> KeyStore:
     """
     if is_postgres(db):
         require_postgres()
-        from edukg.store.postgres import PostgresKeyStore  # noqa: PLC0415
+        from edukg.store.postgres_keys import PostgresKeyStore  # noqa: PLC0415
 
         return PostgresKeyStore(db)
     from edukg.store.sqlite import SqliteKeyStore  # noqa: PLC0415

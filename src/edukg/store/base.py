@@ -236,6 +236,10 @@ class KeyStore(Protocol):
     def revoke(self, name: str) -> bool:
         """Revoke the live key `name`; False when there is none."""
 
+    def confirm(self) -> bool:
+        """Whether the key `verify` last accepted on this thread is still live, checked
+        after the request's reads (a backend that remembers keys checks its revision)."""
+
     def derived_secret(self, purpose: bytes) -> bytes:
         """A secret for `purpose` (e.g. signing cursors), the same on every node that
         shares this key store, derived from its own secret."""

@@ -38,6 +38,7 @@ class KeyStoreBase(ABC):
 
     def __init__(self) -> None:
         self._secret = b""
+        self._derived: dict[bytes, tuple[bytes, bytes]] = {}  # purpose -> (secret, derived)
 
     @abstractmethod
     def _one(self, sql: str, params: tuple[Any, ...]) -> tuple[Any, ...] | None: ...
@@ -63,7 +64,11 @@ class KeyStoreBase(ABC):
     def derived_secret(self, purpose: bytes) -> bytes:
         """A secret for `purpose`, derived from this store's own (shared by its nodes)."""
         self._load_secret()
-        return hmac.new(self._secret, b"edukg:" + purpose, hashlib.sha256).digest()
+        known = self._derived.get(purpose)
+        if known is None or known[0] != self._secret:
+            known = (self._secret, hmac.new(self._secret, b"edukg:" + purpose, "sha256").digest())
+            self._derived[purpose] = known
+        return known[1]
 
     def _digest(self, key: str) -> bytes:
         self._load_secret()
@@ -88,6 +93,7 @@ class KeyStoreBase(ABC):
             " VALUES (?, ?, ?, ?, ?, ?)",
             (name, digest, key[-4:], now(), rate, burst),
         )
+        self._changed()
         return key
 
     def verify(self, key: str) -> Principal | None:
@@ -101,6 +107,14 @@ class KeyStoreBase(ABC):
         if row is None or not hmac.compare_digest(bytes(row[1]), digest):
             return None
         return Principal(str(row[0]), row[2], row[3])
+
+    def confirm(self) -> bool:
+        """Whether the key last accepted is still live: `verify` here is exact."""
+        return True
+
+    def _changed(self) -> None:
+        """Called after a key is made or revoked (a backend that remembers keys moves a
+        revision here)."""
 
     def list(self) -> list[KeyInfo]:
         """All keys, oldest first."""
@@ -117,4 +131,6 @@ class KeyStoreBase(ABC):
             f"UPDATE {self.keys_table} SET revoked_at = ? WHERE name = ? AND revoked_at IS NULL",
             (now(), name),
         )
+        if changed:
+            self._changed()
         return changed > 0

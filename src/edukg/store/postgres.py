@@ -33,7 +33,7 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 from edukg.ingest import curriculum
 from edukg.ingest.normalize import CURRICULUM_KINDS
 from edukg.semantic import DIMENSIONS, ROW_BYTES
-from edukg.store import shared
+from edukg.store import pg_wire, shared
 from edukg.store.base import (
     CHILDREN,
     Candidates,
@@ -45,7 +45,7 @@ from edukg.store.base import (
     Search,
     StoreUnavailable,
 )
-from edukg.store.keys import KeyStoreBase
+from edukg.store.pg_wire import REVISION_SQL, QueryError, Unavailable, WireReader
 
 _META_SCHEMA = """
 CREATE SCHEMA IF NOT EXISTS edukg;
@@ -68,6 +68,11 @@ CREATE TABLE IF NOT EXISTS edukg.api_keys (
 );
 CREATE UNIQUE INDEX IF NOT EXISTS api_keys_live_name ON edukg.api_keys (name)
   WHERE revoked_at IS NULL;
+CREATE TABLE IF NOT EXISTS edukg.key_revision (
+  id       integer PRIMARY KEY CHECK (id = 1),
+  revision bigint NOT NULL
+);
+INSERT INTO edukg.key_revision VALUES (1, 0) ON CONFLICT DO NOTHING;
 """
 
 # Identifiers compare in byte order (COLLATE "C"), as on SQLite, so pages match exactly.
@@ -149,6 +154,7 @@ class PostgresStore:
         self._semantic: tuple[str, float] | None = None  # (schema, when seen complete)
         self._candidates: OrderedDict[tuple[Any, ...], Candidates] = OrderedDict()
         self._candidate_bytes = 0
+        self._wire = WireReader(url, _WAIT)
 
     def _connection(self) -> Any:
         if self._pool is None:
@@ -187,16 +193,32 @@ class PostgresStore:
             if schema is None:
                 return []
             try:
-                with self._connection() as conn:
-                    rows: list[tuple[Any, ...]] = conn.execute(
-                        sql.replace("{p}", f'"{schema}".'), list(params)
-                    ).fetchall()
-                    return rows
+                return self._read(sql.replace("{p}", f'"{schema}".'), list(params))
             except psycopg.errors.UndefinedTable:
                 continue  # the version was replaced twice since we looked: look again
-            except (psycopg.OperationalError, PoolTimeout) as exc:
+            except (psycopg.OperationalError, PoolTimeout, Unavailable) as exc:
                 raise StoreUnavailable(str(exc)) from None
         return []
+
+    def _read(self, sql: str, params: list[Any]) -> list[tuple[Any, ...]]:
+        """Through the lean per-thread connection (pg_wire); psycopg for the rare result
+        type it does not decode."""
+        try:
+            request = pg_wire.revision
+            if request.pending is not None and request.seen is None and request.url == self._url:
+                # A remembered key: its revision check rides along with the first read.
+                revision, found = self._wire.query_also(REVISION_SQL, sql, params)
+                request.seen = int(revision[0][0])
+                return found
+            return self._wire.query(sql, params)
+        except QueryError as exc:
+            if exc.sqlstate == "42P01":
+                raise psycopg.errors.UndefinedTable(str(exc)) from None
+            if exc.sqlstate != "XX000":
+                raise
+        with self._connection() as conn:
+            rows: list[tuple[Any, ...]] = conn.execute(sql, params).fetchall()
+            return rows
 
     def info(self) -> DataInfo | None:
         """The loaded version, or None; switches to a new one at most every `refresh` s."""
@@ -316,7 +338,8 @@ class PostgresStore:
                 yield bytes(line)
 
     def close(self) -> None:
-        """Close the pool."""
+        """Close the pool and the lean connections."""
+        self._wire.close()
         if self._pool is not None:
             self._pool.close()
             self._pool = None
@@ -333,57 +356,6 @@ def _read_info(conn: Any, schema: str) -> DataInfo:
         loaded_at=meta["loaded_at"],
         counts=orjson.loads(meta.get("counts", "{}")),
     )
-
-
-class PostgresKeyStore(KeyStoreBase):
-    """API keys in `edukg.api_keys`, always on the primary."""
-
-    keys_table = "edukg.api_keys"
-    secret_table = "edukg.secret"  # noqa: S105 - a table name
-
-    def __init__(self, url: str) -> None:
-        super().__init__()
-        self._url = url
-        self._pool: ConnectionPool | None = None
-        self._lock = threading.Lock()
-
-    def _connection(self) -> Any:
-        if self._pool is None:
-            with self._lock:
-                if self._pool is None:
-                    try:
-                        with psycopg.connect(
-                            self._url, autocommit=True, connect_timeout=_WAIT
-                        ) as conn:
-                            ensure_meta(conn)
-                    except psycopg.OperationalError as exc:
-                        raise StoreUnavailable(str(exc)) from None
-                    self._pool = _pool(self._url)
-        return self._pool.connection()
-
-    def _execute(self, sql: str, params: tuple[Any, ...]) -> Any:
-        try:
-            with self._connection() as conn:
-                cursor = conn.execute(sql.replace("?", "%s"), params)
-                return cursor.fetchall() if cursor.description else cursor.rowcount
-        except (psycopg.OperationalError, PoolTimeout) as exc:
-            raise StoreUnavailable(str(exc)) from None
-
-    def _one(self, sql: str, params: tuple[Any, ...]) -> tuple[Any, ...] | None:
-        rows = self._execute(sql, params)
-        return tuple(rows[0]) if rows else None
-
-    def _all(self, sql: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
-        return [tuple(r) for r in self._execute(sql, params)]
-
-    def _run(self, sql: str, params: tuple[Any, ...]) -> int:
-        return int(self._execute(sql, params))
-
-    def close(self) -> None:
-        """Close the pool."""
-        if self._pool is not None:
-            self._pool.close()
-            self._pool = None
 
 
 class LoadInProgress(Exception):

@@ -95,13 +95,17 @@ class SqliteStore:
             threading.Thread(target=self._check, args=(stamp,), daemon=True).start()
 
     def _check(self, stamp: tuple[int, int, int]) -> None:
-        """SQLite's quick check of a newly opened file, on its own connection and thread:
-        a damaged file is reported by /readyz instead of served as if healthy."""
+        """Check a newly opened file on its own connection and thread: SQLite's quick
+        check of its structure, then every served record and row parsed as JSON (they
+        were encoded once, at load). A damaged file is reported by /readyz instead of
+        served as if healthy; until the check passes, the app validates what it sends."""
         uri = f"file:{quote(os.path.abspath(self._path))}?mode=ro&immutable=1"
         try:
             conn = sqlite3.connect(uri, uri=True, check_same_thread=False)
             try:
                 found = [row[0] for row in conn.execute("PRAGMA quick_check(5)")]
+                if found == ["ok"]:
+                    found = _unparsable(conn) or found
             finally:
                 conn.close()
             verdict = "ok" if found == ["ok"] else "damaged: " + "; ".join(found)[:300]
@@ -248,6 +252,20 @@ class SqliteStore:
         self._swap(None, None, None)
 
 
+def _unparsable(conn: sqlite3.Connection) -> list[str]:
+    """Where stored JSON does not parse (at most a few places), else []."""
+    bad: list[str] = []
+    for table, key in (("docs", "identifier"), ("rows", "relation || ' ' || node")):
+        for where, doc in conn.execute(f"SELECT {key}, doc FROM {table}"):
+            try:
+                orjson.loads(doc)
+            except orjson.JSONDecodeError:
+                bad.append(f"{table} {where}: not valid JSON")
+                if len(bad) >= 5:
+                    return bad
+    return bad
+
+
 class _RowIdentifiers(Sequence[str]):
     """Identifiers of candidate rows, read from `semantic` only when asked for."""
 
@@ -314,6 +332,7 @@ class SqliteKeyStore(KeyStoreBase):
     def __init__(self, path: Path, create: bool = True) -> None:
         super().__init__()
         self._path = path
+        self._where = str(path)  # os.stat of a str skips the Path protocol on every request
         self._create = create
         self._conn: sqlite3.Connection | None = None
         self._identity: tuple[int, int] | None = None
@@ -357,7 +376,7 @@ class SqliteKeyStore(KeyStoreBase):
 
     def _connection(self) -> sqlite3.Connection:
         try:
-            st = os.stat(self._path)
+            st = os.stat(self._where)
             identity: tuple[int, int] | None = (st.st_dev, st.st_ino)
         except FileNotFoundError:
             identity = None
