@@ -53,6 +53,9 @@ bench: setup
 	$(BIN)/python bench/search_eval.py
 	$(BIN)/python bench/embed_runtimes.py
 	$(BIN)/python bench/soak.py --seconds 30
+	$(BIN)/python bench/backends.py
+	$(BIN)/python bench/fairness.py
+	$(BIN)/python bench/response_cache.py
 
 # The full soak: 2 minutes at 64 connections; zero errors and flat memory expected.
 soak: setup

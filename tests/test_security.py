@@ -245,3 +245,24 @@ MS_UUID = demo_framework_case_uuid("ms-math")
 )
 def test_only_ascii_digits_are_numbers(demo: Api, path: str, params: dict[str, str]) -> None:
     error_of(demo.get(path, **params), 400, "ValidationError")
+
+
+def test_the_docs_page_allows_only_its_own_script_and_no_framing(demo: Api) -> None:
+    response = demo.http.get("/docs")
+    policy = response.headers["content-security-policy"]
+    assert "frame-ancestors 'none'" in policy and "script-src 'sha256-" in policy
+    assert "'unsafe-inline'" not in policy.split("script-src", 1)[1].split(";", 1)[0]
+    assert response.headers["x-frame-options"] == "DENY"
+
+
+def test_a_key_with_whitespace_around_it_is_refused_saying_why(demo: Api) -> None:
+    with socket.create_connection(("127.0.0.1", demo.server.port), timeout=5) as s:
+        s.sendall(
+            f"GET {BASE}/standards-frameworks HTTP/1.1\r\nHost: x\r\n"
+            f"x-api-key: {demo.key}\u00a0\r\nConnection: close\r\n\r\n".encode("latin-1")
+        )
+        reply = b""
+        while chunk := s.recv(65536):
+            reply += chunk
+    assert reply.startswith(b"HTTP/1.1 401")
+    assert b"whitespace" in reply

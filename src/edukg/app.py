@@ -100,6 +100,7 @@ class EdukgApp:
         self._cache_control = f"private, max-age={settings.cache_max_age}".encode()
         self.responses = ResponseCache(settings.response_cache_mb * 1024 * 1024)
         self.work = WorkPool(settings.work_threads, settings.work_waiting)
+        self._recent: dict[tuple[bytes, bytes], dict[str, Any]] = {}  # URL -> valid values
         # With PostgreSQL or Redis every request waits on the network: it runs on threads
         # (as many as the database pool has connections), so that requests overlap their
         # round trips instead of queueing behind each other's (docs/deployment.md).
@@ -205,7 +206,7 @@ class EdukgApp:
                 raise NotFoundError(f"No operation at {path}. See /openapi.json for the API.")
             op, path_params = matched
             try:
-                values = parse(op.params, _query(scope), path_params)
+                values = self._parsed(op, scope, path_params)
             except ApiError:
                 self._limit(principal, extra)  # a bad request costs a token too
                 raise
@@ -232,6 +233,19 @@ class EdukgApp:
             if page is not None:
                 return page
         raise NotFoundError(f"Nothing at {path}. The API lives under {self.router.base_path}/.")
+
+    def _parsed(self, op: Operation, scope: Scope, path: dict[str, str]) -> dict[str, Any]:
+        """Validated values, remembered for recent URLs (a few thousand, oldest out):
+        repeated requests, the common case, skip re-validating the same bytes."""
+        key = (scope.get("raw_path") or scope["path"].encode(), scope.get("query_string", b""))
+        known = self._recent.get(key)
+        if known is not None:
+            return known
+        values = parse(op.params, _query(scope), path)
+        if len(self._recent) >= _RECENT_URLS:
+            self._recent.pop(next(iter(self._recent)), None)
+        self._recent[key] = values
+        return values
 
     def _data(self, op: Operation, values: dict[str, Any], scope: Scope) -> Response | _Pending:
         """A validated data request: its response from the cache, or what building it
@@ -505,6 +519,7 @@ class _Pending:
     secret: bytes  # signs cursors
 
 
+_RECENT_URLS = 4096  # validated URLs remembered per worker
 SWITCH_INTERVAL = 0.0005  # seconds: measured in bench/backends.py
 IO_WAITING = 4096  # requests waiting for a network thread; the connection cap bounds it first
 SEARCH_COST = 5  # tokens of the key's bucket: a search costs about five lookups

@@ -80,7 +80,7 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
         self._header_bytes = 0
         self._refusal: tuple[int, bytes, bytes] | None = None
         self._draining = -1  # bytes dropped since a refusal; -1 when not draining
-        self._head_timer: asyncio.TimerHandle | None = None
+        self._head_since = 0.0  # when the current head began (loop time)
 
     # Connections
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
@@ -88,11 +88,8 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
         if len(self.connections) > self.limits.max_connections:
             self._shed()
         if not transport.is_closing():
-            self._arm_head_timer()
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        self._disarm_head_timer()
-        super().connection_lost(exc)
+            self._head_since = self.loop.time()
+            _sweep_soon(self.loop, self.connections, self.limits.header_timeout)
 
     def _shed(self) -> None:
         """Over the cap: close the oldest connections that are not in a request."""
@@ -114,25 +111,11 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
         in_flight = self.cycle is not None and not self.cycle.response_complete
         return not in_flight and self._head_bytes == 0 and not self.transport.is_closing()
 
-    def _arm_head_timer(self) -> None:
-        if self._head_timer is None:
-            self._head_timer = self.loop.call_later(
-                self.limits.header_timeout, self._head_timed_out
-            )
-
-    def _disarm_head_timer(self) -> None:
-        if self._head_timer is not None:
-            self._head_timer.cancel()
-            self._head_timer = None
-
-    def _head_timed_out(self) -> None:
-        self._head_timer = None
-        if self._in_head and not self.transport.is_closing():
-            log.debug(
-                "closing a connection that sent no complete request head in %g s",
-                self.limits.header_timeout,
-            )
-            self.transport.close()
+    def head_overdue(self, now: float, timeout: float) -> bool:
+        """Still reading a request head begun more than `timeout` seconds ago."""
+        return (
+            self._in_head and now - self._head_since > timeout and not self.transport.is_closing()
+        )
 
     # Bytes in
     def data_received(self, data: bytes) -> None:
@@ -169,7 +152,6 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
         """Answer the refusal, then drop what the client still sends, briefly, and close."""
         assert self._refusal is not None
         status, body, request_id = self._refusal
-        self._disarm_head_timer()
         self.transport.write(
             b"HTTP/1.1 %d %s\r\ncontent-type: application/json\r\ncontent-length: %d\r\n"
             b"x-request-id: %s\r\nconnection: close\r\n\r\n%s"
@@ -191,7 +173,7 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
         super().on_message_begin()
         self._in_head = True
         self._url_bytes = self._header_bytes = 0
-        self._arm_head_timer()
+        self._head_since = self.loop.time()
 
     def on_url(self, url: bytes) -> None:
         self._url_bytes += len(url)
@@ -210,9 +192,36 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
     def on_headers_complete(self) -> None:
         self._in_head = self._line_done = False
         self._head_bytes = 0
-        self._disarm_head_timer()
         super().on_headers_complete()
 
+
+_sweeping: set[int] = set()  # event loops (by id) whose sweep is scheduled
+
+
+def _sweep_soon(loop: asyncio.AbstractEventLoop, connections: set[Any], timeout: float) -> None:
+    """Close connections whose head is overdue, once a second while any are open: one
+    pass per second rather than a timer per request."""
+    if id(loop) in _sweeping:
+        return
+    _sweeping.add(id(loop))
+
+    def sweep() -> None:
+        now = loop.time()
+        for conn in list(connections):
+            if isinstance(conn, GuardedHttpToolsProtocol) and conn.head_overdue(now, timeout):
+                log.debug(
+                    "closing a connection that sent no complete request head in %g s", timeout
+                )
+                conn.transport.close()
+        if connections:
+            loop.call_later(_SWEEP_SECONDS, sweep)
+        else:
+            _sweeping.discard(id(loop))
+
+    loop.call_later(_SWEEP_SECONDS, sweep)
+
+
+_SWEEP_SECONDS = 0.5
 
 _REASONS = {400: b"Bad Request", 414: b"URI Too Long", 431: b"Request Header Fields Too Large"}
 

@@ -112,7 +112,7 @@ class KeyStoreBase(ABC):
         """Whether the key last accepted is still live: `verify` here is exact."""
         return True
 
-    def _changed(self) -> None:
+    def _changed(self) -> None:  # noqa: B027 - a hook: most backends need nothing here
         """Called after a key is made or revoked (a backend that remembers keys moves a
         revision here)."""
 
