@@ -49,6 +49,10 @@ class SqliteStore:
         self._info: DataInfo | None = None
         self._vectors: tuple[str, Any] | None = None  # (content id, memory map)
         self._checks: dict[tuple[int, int, int], str] = {}  # file stamp -> verdict
+        # Requests may read from several threads (expensive work, MCP tools, a networked
+        # rate limiter): one thread at a time opens a new file, and a replaced connection
+        # is not closed but let go: it closes when the last request reading it is done.
+        self._lock = threading.Lock()
 
     def _connection(self, refresh: bool = False) -> sqlite3.Connection | None:
         # Only info() looks for a new file: a request calls it first, so all its reads
@@ -58,27 +62,34 @@ class SqliteStore:
         try:
             st = os.stat(self._path)
         except FileNotFoundError:
-            self._swap(None, None, None)
+            with self._lock:
+                self._swap(None, None, None)
             return None
         stamp = (st.st_ino, st.st_mtime_ns, st.st_size)
         if stamp != self._stamp:
-            uri = f"file:{quote(os.path.abspath(self._path))}?mode=ro&immutable=1"
-            conn = sqlite3.connect(uri, uri=True, check_same_thread=False)
-            try:
-                conn.execute(f"PRAGMA mmap_size={_MMAP_BYTES}")
-                meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
-                info = DataInfo(
-                    data_version=meta["data_version"],
-                    content_id=meta["content_id"],
-                    loaded_at=meta["loaded_at"],
-                    counts=orjson.loads(meta.get("counts", "{}")),
-                )
-            except (sqlite3.DatabaseError, KeyError):
-                conn.close()
-                self._swap(None, None, None)
-                return None
-            self._swap(conn, stamp, info)
+            with self._lock:
+                if stamp != self._stamp:
+                    self._open(stamp)
         return self._conn
+
+    def _open(self, stamp: tuple[int, int, int]) -> None:
+        """Open the file now at the path (with the lock held) and make it the served one."""
+        uri = f"file:{quote(os.path.abspath(self._path))}?mode=ro&immutable=1"
+        conn = sqlite3.connect(uri, uri=True, check_same_thread=False)
+        try:
+            conn.execute(f"PRAGMA mmap_size={_MMAP_BYTES}")
+            meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
+            info = DataInfo(
+                data_version=meta["data_version"],
+                content_id=meta["content_id"],
+                loaded_at=meta["loaded_at"],
+                counts=orjson.loads(meta.get("counts", "{}")),
+            )
+        except (sqlite3.DatabaseError, KeyError):
+            conn.close()
+            self._swap(None, None, None)
+            return
+        self._swap(conn, stamp, info)
 
     def _swap(
         self,
@@ -86,10 +97,9 @@ class SqliteStore:
         stamp: tuple[int, int, int] | None,
         info: DataInfo | None,
     ) -> None:
-        old = self._conn
+        # The old connection is let go, not closed: a request on another thread may still
+        # be reading it, and it closes when the last one is done with it.
         self._conn, self._stamp, self._info = conn, stamp, info
-        if old is not None and old is not conn:
-            old.close()
         if conn is not None and stamp is not None and stamp not in self._checks:
             self._checks[stamp] = "checking"
             threading.Thread(target=self._check, args=(stamp,), daemon=True).start()
@@ -248,8 +258,9 @@ class SqliteStore:
                 yield os.pread(fd, length, pos)
 
     def close(self) -> None:
-        """Close the connection."""
-        self._swap(None, None, None)
+        """Let the connection go (it closes once no request is reading it)."""
+        with self._lock:
+            self._swap(None, None, None)
 
 
 def _unparsable(conn: sqlite3.Connection) -> list[str]:
@@ -339,6 +350,7 @@ class SqliteKeyStore(KeyStoreBase):
         self._verified: dict[str, Principal] = {}
         self._refused: dict[str, None] = {}
         self._version: int | None = None
+        self._lock = threading.Lock()
 
     def verify(self, key: str) -> Principal | None:
         """Who holds the live key `key`, or None (re-read when the key file changed)."""
@@ -382,7 +394,15 @@ class SqliteKeyStore(KeyStoreBase):
             identity = None
         if self._conn is not None and identity == self._identity:
             return self._conn
-        self.close()  # gone or replaced: nothing remembered of the old file holds
+        with self._lock:
+            if self._conn is not None and identity == self._identity:
+                return self._conn  # another thread reopened it meanwhile
+            return self._reopen(identity)
+
+    def _reopen(self, identity: tuple[int, int] | None) -> sqlite3.Connection:
+        """A new connection for a key file gone or replaced (lock held); the old one is let
+        go, not closed, as another thread may still be reading it."""
+        self._conn = None
         self._forget()
         self._version = None
         self._secret = b""
