@@ -17,7 +17,7 @@ import struct
 import threading
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import psycopg
 from psycopg import pq
@@ -95,7 +95,14 @@ def _conninfo(url: str, timeout: int) -> bytes:
 
 
 class WireReader:
-    """Parameterised reads on one libpq connection per thread (placeholders: `%s`)."""
+    """Parameterised reads on one libpq connection per thread (placeholders: `%s`).
+
+    Shared by everything in a process that reads the same database (`shared`): the key
+    check and the data reads of a request take turns on its thread's one connection.
+    """
+
+    _registry: ClassVar[dict[str, tuple[WireReader, int]]] = {}
+    _registry_lock: ClassVar[threading.Lock] = threading.Lock()
 
     def __init__(self, url: str, timeout: int = 2) -> None:
         self._url = url
@@ -103,6 +110,28 @@ class WireReader:
         self._local = threading.local()
         self._all: list[_Connection] = []
         self._lock = threading.Lock()
+
+    @classmethod
+    def shared(cls, url: str, timeout: int = 2) -> WireReader:
+        """The process's reader for `url` (release it with `release`)."""
+        with cls._registry_lock:
+            reader, users = cls._registry.get(url, (None, 0))
+            if reader is None:
+                reader = cls(url, timeout)
+            cls._registry[url] = (reader, users + 1)
+            return reader
+
+    def release(self) -> None:
+        """One user fewer; the last one closes every connection."""
+        with self._registry_lock:
+            reader, users = self._registry.get(self._url, (self, 1))
+            if reader is not self:
+                return
+            if users > 1:
+                self._registry[self._url] = (self, users - 1)
+                return
+            del self._registry[self._url]
+        self.close()
 
     def query(self, sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
         """The rows of `sql`; raises Unavailable or QueryError."""

@@ -154,7 +154,8 @@ class PostgresStore:
         self._semantic: tuple[str, float] | None = None  # (schema, when seen complete)
         self._candidates: OrderedDict[tuple[Any, ...], Candidates] = OrderedDict()
         self._candidate_bytes = 0
-        self._wire = WireReader(url, _WAIT)
+        self._wire = WireReader.shared(url, _WAIT)
+        self._released = False
 
     def _connection(self) -> Any:
         if self._pool is None:
@@ -338,8 +339,10 @@ class PostgresStore:
                 yield bytes(line)
 
     def close(self) -> None:
-        """Close the pool and the lean connections."""
-        self._wire.close()
+        """Close the pool and let go of the lean connections (once)."""
+        if not self._released:
+            self._released = True
+            self._wire.release()
         if self._pool is not None:
             self._pool.close()
             self._pool = None

@@ -42,7 +42,8 @@ class PostgresKeyStore(KeyStoreBase):
         self._url = url
         self._pool: ConnectionPool | None = None
         self._lock = threading.Lock()
-        self._wire = WireReader(url, _WAIT)
+        self._wire = WireReader.shared(url, _WAIT)
+        self._released = False
         self._verified: dict[str, tuple[Principal, int]] = {}
         self._refused: dict[str, None] = {}
 
@@ -140,8 +141,10 @@ class PostgresKeyStore(KeyStoreBase):
         return int(self._execute(sql, params))
 
     def close(self) -> None:
-        """Close the pool and the lean connections."""
-        self._wire.close()
+        """Close the pool and let go of the lean connections (once)."""
+        if not self._released:
+            self._released = True
+            self._wire.release()
         if self._pool is not None:
             self._pool.close()
             self._pool = None
