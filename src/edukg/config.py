@@ -62,7 +62,7 @@ class Settings:
     response_cache_mb: int = 64  # finished responses kept per process, by ETag; 0: none
     work_threads: int = 2  # threads for expensive requests (searches, large pages, MCP)
     work_waiting: int = 8  # expensive requests that may wait for them; beyond: 503
-    io_threads: int = 8  # threads for requests that wait on PostgreSQL or Redis
+    io_threads: int = 4  # threads for requests that wait on PostgreSQL or Redis
 
     @classmethod
     def from_env(cls) -> Settings:
@@ -81,5 +81,5 @@ class Settings:
             response_cache_mb=int(env.get("EDUKG_RESPONSE_CACHE_MB", 64)),
             work_threads=int(env.get("EDUKG_WORK_THREADS", 2)),
             work_waiting=int(env.get("EDUKG_WORK_WAITING", 8)),
-            io_threads=int(env.get("EDUKG_IO_THREADS", 8)),
+            io_threads=int(env.get("EDUKG_IO_THREADS", 4)),
         )

@@ -118,7 +118,7 @@ def _pool(url: str) -> ConnectionPool:
     return ConnectionPool(
         url,
         min_size=1,
-        max_size=8,  # as many as a worker has threads for requests (EDUKG_IO_THREADS)
+        max_size=4,  # the version pointer and rare fallbacks; reads use pg_wire
         kwargs={"autocommit": True, "connect_timeout": _WAIT},
         timeout=_WAIT,
         open=True,
