@@ -112,13 +112,17 @@ _SCHEMA_NAME = re.compile(r"^edukg_data_[0-9a-z_]+$")
 # Seconds to wait for a connection: during an outage, requests fail fast with 503
 # rather than queueing; the pool keeps reconnecting in the background.
 _WAIT = 2
+_IDLE = 5.0  # seconds a spare pooled connection is kept
 
 
 def _pool(url: str) -> ConnectionPool:
     return ConnectionPool(
         url,
-        min_size=1,
-        max_size=4,  # the version pointer and rare fallbacks; reads use pg_wire
+        # The version pointer, key writes and rare fallbacks: reads use pg_wire, so these
+        # connections are made on demand and closed after a few idle seconds.
+        min_size=0,
+        max_size=4,
+        max_idle=_IDLE,
         kwargs={"autocommit": True, "connect_timeout": _WAIT},
         timeout=_WAIT,
         open=True,
