@@ -144,7 +144,25 @@ def ensure_meta(conn: psycopg.Connection[Any]) -> None:
 _CANDIDATE_BYTES = 128 * 1024 * 1024  # vectors of recent search filters kept per process
 
 
-class PostgresStore:
+class Connections:
+    """What a PostgreSQL reader holds: a psycopg pool made on first use and a share of
+    the process's lean per-thread connections (pg_wire); `close` lets go of both."""
+
+    _pool: ConnectionPool | None
+    _wire: WireReader
+    _released: bool
+
+    def close(self) -> None:
+        """Close the pool and let go of the lean connections (once)."""
+        if not self._released:
+            self._released = True
+            self._wire.release()
+        if self._pool is not None:
+            self._pool.close()
+            self._pool = None
+
+
+class PostgresStore(Connections):
     """Reads the version `edukg.current` points at."""
 
     def __init__(self, url: str, refresh: float = 1.0) -> None:
@@ -341,15 +359,6 @@ class PostgresStore:
             )
             for (line,) in cursor:
                 yield bytes(line)
-
-    def close(self) -> None:
-        """Close the pool and let go of the lean connections (once)."""
-        if not self._released:
-            self._released = True
-            self._wire.release()
-        if self._pool is not None:
-            self._pool.close()
-            self._pool = None
 
 
 def _read_info(conn: Any, schema: str) -> DataInfo:

@@ -11,6 +11,7 @@ look; a key known to be wrong stays wrong (keys are random), so it costs no quer
 
 from __future__ import annotations
 
+import hmac
 import threading
 from typing import Any
 
@@ -21,7 +22,7 @@ from edukg.store import pg_wire
 from edukg.store.base import Principal, StoreUnavailable
 from edukg.store.keys import KeyStoreBase
 from edukg.store.pg_wire import REVISION_SQL, Unavailable, WireReader
-from edukg.store.postgres import _WAIT, _pool, ensure_meta
+from edukg.store.postgres import _WAIT, Connections, _pool, ensure_meta
 
 _VERIFY_SQL = (
     "SELECT k.name, k.digest, k.rate, k.burst, r.revision FROM edukg.key_revision r"
@@ -31,7 +32,7 @@ _VERIFIED_MAX = 10_000
 _REFUSED_MAX = 4_096
 
 
-class PostgresKeyStore(KeyStoreBase):
+class PostgresKeyStore(Connections, KeyStoreBase):
     """API keys in `edukg.api_keys`, always on the primary."""
 
     keys_table = "edukg.api_keys"
@@ -62,7 +63,7 @@ class PostgresKeyStore(KeyStoreBase):
         rows = self._select(_VERIFY_SQL, (self._digest(key),))
         name, digest, rate, burst, revision = rows[0]
         principal = None
-        if name is not None and self._same(bytes(digest), key):
+        if name is not None and hmac.compare_digest(bytes(digest), self._digest(key)):
             principal = Principal(str(name), rate, burst)
             if len(self._verified) < _VERIFIED_MAX:
                 self._verified[key] = (principal, int(revision))
@@ -88,11 +89,6 @@ class PostgresKeyStore(KeyStoreBase):
         self._verified = {k: v for k, v in self._verified.items() if v[1] == seen}
         self._verified.pop(key, None)
         return self.verify(key) is not None
-
-    def _same(self, digest: bytes, key: str) -> bool:
-        import hmac  # noqa: PLC0415
-
-        return hmac.compare_digest(digest, self._digest(key))
 
     def _changed(self) -> None:
         """Move the revision: every node re-checks the keys it remembers."""
@@ -139,12 +135,3 @@ class PostgresKeyStore(KeyStoreBase):
 
     def _run(self, sql: str, params: tuple[Any, ...]) -> int:
         return int(self._execute(sql, params))
-
-    def close(self) -> None:
-        """Close the pool and let go of the lean connections (once)."""
-        if not self._released:
-            self._released = True
-            self._wire.release()
-        if self._pool is not None:
-            self._pool.close()
-            self._pool = None
