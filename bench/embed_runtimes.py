@@ -30,11 +30,11 @@ import json, sys, time
 t0 = time.perf_counter()
 texts = json.load(open(sys.argv[2]))
 if sys.argv[1] == "numpy":
-    from edukg.semantic.encoder import Encoder
+    from edukg.model.encoder import Encoder
     model = Encoder()
     encode = lambda batch: model.encode(batch)
 elif sys.argv[1] == "onnx":
-    from edukg.semantic.onnx_encoder import OnnxEncoder
+    from edukg.model.onnx_encoder import OnnxEncoder
     model = OnnxEncoder()
     encode = lambda batch: model.encode(batch)
 else:
@@ -103,7 +103,7 @@ def main() -> int:
     texts = texts[: args.texts]
     import numpy as np
 
-    from edukg.semantic.index import _Embedder
+    from edukg.ingest.index import _Embedder
 
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "texts.json"
@@ -119,7 +119,7 @@ def main() -> int:
         size = _size(sys.executable, ["numpy", "tokenizers"])
         rows.append(("edukg NumPy float32", size, ours, parallel, None))
         reference = np.load(Path(tmp) / "numpy.npy")
-        from edukg.semantic import onnx_encoder
+        from edukg.model import onnx_encoder
 
         if onnx_encoder.available():
             onnx_encoder.quantized_model()  # written once, before the cold start is timed

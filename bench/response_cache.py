@@ -18,7 +18,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
-from edukg.responses import ResponseCache  # noqa: E402
+from edukg.app.responses import ResponseCache  # noqa: E402
 
 
 def rss_mb() -> float:

@@ -21,11 +21,12 @@ from pathlib import Path
 
 import orjson
 
-from edukg import service
 from edukg.ingest.builder import load
-from edukg.semantic.index import index
+from edukg.ingest.index import index
+from edukg.model.vocabulary import COMPONENT, STANDARD
+from edukg.services import graph as service
 from edukg.store import open_store
-from edukg.store.base import COMPONENT, STANDARD, Matching, Search, Store
+from edukg.store.base import Matching, Search, Store
 
 HERE = Path(__file__).resolve().parent
 MODES = ("lexical", "dense", "hybrid")

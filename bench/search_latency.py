@@ -24,12 +24,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
-from edukg import service  # noqa: E402
 from edukg.ingest import synthetic  # noqa: E402
 from edukg.ingest.builder import load  # noqa: E402
-from edukg.ingest.normalize import grade_mask  # noqa: E402
+from edukg.model.vocabulary import STANDARD, grade_mask  # noqa: E402
+from edukg.services import graph as service  # noqa: E402
 from edukg.store import open_store  # noqa: E402
-from edukg.store.base import STANDARD, Search  # noqa: E402
+from edukg.store.base import Search  # noqa: E402
 
 QUERIES = [
     "add fractions with unlike denominators", "place value of digits", "main idea of a text",
@@ -54,8 +54,8 @@ def main() -> int:
     for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS"):
         os.environ.setdefault(name, "1")
 
-    from edukg.semantic import rank
-    from edukg.semantic.index import index
+    from edukg.ingest.index import index
+    from edukg.services import rank
     from edukg.store.sqlite_vectors import vectors_path
 
     with tempfile.TemporaryDirectory() as tmp:

@@ -11,11 +11,11 @@ import httpx
 import jsonschema
 import pytest
 
-from edukg.app import EdukgApp
+from edukg.adapters.config import Settings
+from edukg.app.core import EdukgApp
 from edukg.cli import build_demo
-from edukg.config import Settings
 from edukg.ingest.builder import load
-from edukg.semantic.index import index
+from edukg.ingest.index import index
 from edukg.store import open_key_store
 from tests.support import BASE, CONTRACT, SAMPLE, ServerThread, contract_schema
 

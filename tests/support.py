@@ -14,7 +14,7 @@ from typing import Any
 
 import uvicorn
 
-from edukg import server
+from edukg.adapters import server
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("EDUKG_SHARED", ROOT.parent / "shared"))

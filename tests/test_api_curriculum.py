@@ -7,14 +7,14 @@ from typing import Any
 
 import pytest
 
-from edukg.contract import (
+from edukg.ingest.demo import demo_case_uuid, demo_node_id
+from edukg.model.contract import (
     ACTIVITY_FIELDS,
     ASSESSMENT_FIELDS,
     COURSE_FIELDS,
     GROUPING_FIELDS,
     LESSON_FIELDS,
 )
-from edukg.ingest.demo import demo_case_uuid, demo_node_id
 from tests.conftest import Api, error_of
 
 Conforms = Callable[..., None]

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from edukg.contract import SKILL_FIELDS, SKILLS_FRAMEWORK_FIELDS
 from edukg.ingest.demo import demo_skill_id
+from edukg.model.contract import SKILL_FIELDS, SKILLS_FRAMEWORK_FIELDS
 from tests.conftest import Api, error_of
 from tests.support import contract_fields
 

@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import httpx
 
-from edukg.contract import COMPONENT_FIELDS, FRAMEWORK_FIELDS
+from edukg.model.contract import COMPONENT_FIELDS, FRAMEWORK_FIELDS
 from tests.conftest import Api, error_of
 from tests.support import contract_fields
 

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from edukg.contract import STANDARD_FIELDS
 from edukg.ingest.demo import demo_case_uuid, demo_framework_case_uuid
+from edukg.model.contract import STANDARD_FIELDS
 from tests.conftest import Api, error_of
 from tests.support import contract_fields
 

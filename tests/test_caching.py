@@ -10,14 +10,14 @@ from urllib.parse import parse_qs
 
 import httpx
 
-from edukg import caching
-from edukg.api import OPERATIONS
-from edukg.caching import GZIP_LEVEL, GZIP_TAG
+from edukg.adapters.params import parse
+from edukg.adapters.rest import OPERATIONS
+from edukg.app import caching
+from edukg.app.caching import GZIP_LEVEL, GZIP_TAG
+from edukg.app.responses import ResponseCache
 from edukg.cli import build_demo
 from edukg.ingest.builder import load
 from edukg.ingest.demo import demo_framework_case_uuid, demo_lines
-from edukg.params import parse
-from edukg.responses import ResponseCache
 from tests.conftest import Api, error_of
 from tests.support import BASE
 from tests.test_load import write_export

@@ -10,11 +10,11 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from edukg.app import SEARCH_COST, EdukgApp
-from edukg.config import Settings
+from edukg.adapters.config import Settings
+from edukg.app.core import SEARCH_COST, EdukgApp
+from edukg.app.workpool import Busy, WorkPool
 from edukg.ingest.demo import demo_framework_case_uuid
 from edukg.store import open_key_store
-from edukg.workpool import Busy, WorkPool
 from tests.conftest import error_of
 from tests.support import BASE, ServerThread
 

@@ -19,9 +19,9 @@ from pathlib import Path
 import httpx
 import pytest
 
-from edukg.app import EdukgApp
+from edukg.adapters.config import Settings
+from edukg.app.core import EdukgApp
 from edukg.cli import build_demo
-from edukg.config import Settings
 from edukg.ingest.builder import load
 from edukg.ingest.demo import demo_case_uuid, demo_framework_case_uuid, demo_lines
 from edukg.store import open_key_store

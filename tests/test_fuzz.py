@@ -17,11 +17,11 @@ import schemathesis
 from hypothesis import HealthCheck, given, settings
 from schemathesis import GenerationMode, checks
 
-from edukg.api import OPERATIONS
-from edukg.app import EdukgApp
+from edukg.adapters.config import DEFAULT_BASE_PATH, Settings
+from edukg.adapters.openapi import build_openapi
+from edukg.adapters.rest import OPERATIONS
+from edukg.app.core import EdukgApp
 from edukg.cli import build_demo
-from edukg.config import DEFAULT_BASE_PATH, Settings
-from edukg.openapi import build_openapi
 from edukg.store import open_key_store
 from tests.support import ServerThread
 

@@ -11,9 +11,8 @@ from pathlib import Path
 import pytest
 
 from edukg.cli import build_demo
-from edukg.config import keys_path_for
 from edukg.store import open_key_store
-from edukg.store.keys import KeyNameError
+from edukg.store.keys import KeyNameError, keys_path_for
 from tests.conftest import Api, error_of
 
 

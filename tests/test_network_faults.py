@@ -10,9 +10,9 @@ from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
-from edukg.app import EdukgApp
+from edukg.adapters.config import Settings
+from edukg.app.core import EdukgApp
 from edukg.cli import build_demo
-from edukg.config import Settings
 from edukg.store import open_key_store
 from tests.support import BASE, LatencyProxy, ServerThread, SilentServer
 

@@ -16,7 +16,7 @@ import pytest
 
 from edukg.cli import build_demo
 from edukg.ingest.demo import demo_lines
-from edukg.semantic import INSTALL_MODEL
+from edukg.model.embedding import INSTALL_MODEL
 from edukg.store import open_key_store, open_store
 from tests.conftest import Api
 from tests.support import BASE, ROOT

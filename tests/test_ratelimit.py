@@ -8,9 +8,9 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from edukg.app import EdukgApp
-from edukg.config import Settings
-from edukg.ratelimit import Limiter, MemoryLimiter, RedisLimiter
+from edukg.adapters.config import Settings
+from edukg.app.core import EdukgApp
+from edukg.app.ratelimit import Limiter, MemoryLimiter, RedisLimiter
 from edukg.store import open_key_store
 from tests.conftest import Api, error_of
 from tests.support import BASE, ServerThread

@@ -14,9 +14,9 @@ import httpx
 import orjson
 import pytest
 
-from edukg.api import OPERATIONS
-from edukg.app import EdukgApp
-from edukg.config import Settings
+from edukg.adapters.config import Settings
+from edukg.adapters.rest import OPERATIONS
+from edukg.app.core import EdukgApp
 from edukg.ingest.demo import demo_case_uuid, demo_framework_case_uuid, demo_node_id, demo_skill_id
 from edukg.store import open_key_store
 from tests.conftest import Api, error_of

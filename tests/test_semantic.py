@@ -11,15 +11,17 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from edukg import service
 from edukg.cli import build_demo
 from edukg.ingest.builder import build
 from edukg.ingest.demo import demo_lines
-from edukg.semantic import DIMENSIONS, ROW_BYTES, rank
-from edukg.semantic.encoder import MAX_CHARS, MAX_TOKENS, Encoder
-from edukg.semantic.index import build_index, index
+from edukg.ingest.index import build_index, index
+from edukg.model.embedding import DIMENSIONS, ROW_BYTES
+from edukg.model.encoder import MAX_CHARS, MAX_TOKENS, Encoder
+from edukg.model.vocabulary import STANDARD
+from edukg.services import graph as service
+from edukg.services import rank
 from edukg.store import is_postgres, open_indexer, open_store
-from edukg.store.base import STANDARD, Candidates, Search
+from edukg.store.base import Candidates, Search
 from edukg.store.sqlite_vectors import vectors_path
 from tests.conftest import Api
 
@@ -56,7 +58,7 @@ def test_encoder_matches_the_reference_model(encoder: Encoder) -> None:
 
 
 def test_int8_index_encoder_agrees(encoder: Encoder) -> None:
-    from edukg.semantic import onnx_encoder
+    from edukg.model import onnx_encoder
 
     if not onnx_encoder.available():
         pytest.skip("ONNX Runtime is not installed (pip install 'edukg[index]')")

@@ -8,16 +8,13 @@ import orjson
 import pytest
 
 from edukg.ingest.demo import demo_case_uuid, demo_framework_case_uuid, demo_lines, demo_node_id
+from edukg.model.vocabulary import COMPONENT, FRAMEWORK, LESSON, STANDARD
 from edukg.store import open_store
 from edukg.store.base import (
     ACTIVITIES,
     CHILDREN,
-    COMPONENT,
     CROSSWALK,
-    FRAMEWORK,
-    LESSON,
     SCOPE_SUMMARY,
-    STANDARD,
     Linked,
     Listed,
     Members,

@@ -10,7 +10,6 @@ from __future__ import annotations
 import gc
 import hashlib
 import re
-import sqlite3
 import tempfile
 import time
 from collections.abc import Iterable, Iterator
@@ -21,15 +20,9 @@ from typing import Any
 
 import orjson
 
+from edukg.ingest.derive import RULES
 from edukg.ingest.errors import LoadError
-from edukg.ingest.normalize import (
-    CURRICULUM_KINDS,
-    KIND_BY_LABEL,
-    BadValue,
-    encode,
-    grade_mask,
-    typed,
-)
+from edukg.ingest.normalize import BadValue, encode, typed
 from edukg.ingest.reader import (
     RELATIONSHIP_FILES,
     Progress,
@@ -37,7 +30,8 @@ from edukg.ingest.reader import (
     read_lines,
     resolve,
 )
-from edukg.store import is_postgres, open_loader
+from edukg.model.vocabulary import CURRICULUM_KINDS, KIND_BY_LABEL, grade_mask
+from edukg.store import database_errors, is_postgres, open_loader
 from edukg.store.base import Loader
 from edukg.store.sqlite_load import DocRow, EdgeRow, FigureRow, NodeRow
 
@@ -218,10 +212,11 @@ def build(
                 "content_id": summary.content_id,
                 "loaded_at": datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
                 "format": "1",
-            }
+            },
+            RULES,
         )
         loader.commit()
-    except (sqlite3.Error, psycopg_errors(), OSError) as exc:
+    except database_errors(OSError) as exc:
         loader.abort()
         raise LoadError(f"the database could not be written ({exc}); nothing was changed") from None
     except BaseException:
@@ -256,19 +251,6 @@ def _refuse_half_export(summary: LoadSummary, label_lines: str, relationships_na
             f"no relationship records found{label_lines}: is relationships.jsonl missing? "
             "A load needs both nodes.jsonl and relationships.jsonl; nothing was changed"
         )
-
-
-def psycopg_errors() -> type[Exception]:
-    """psycopg's base error when PostgreSQL is in use, else an error nothing raises."""
-    try:
-        import psycopg  # noqa: PLC0415
-    except ImportError:  # pragma: no cover - psycopg is a dependency
-        return _Never
-    return psycopg.Error
-
-
-class _Never(Exception):
-    pass
 
 
 def _safe(db: str) -> str:

@@ -17,29 +17,23 @@ from typing import Any
 
 import orjson
 
-from edukg.contract import GRADE_LEVELS
 from edukg.ingest.normalize import encode
+from edukg.model.contract import GRADE_LEVELS
+from edukg.model.vocabulary import ACTIVITY, ASSESSMENT, COURSE, CURRICULA, GROUPING, LESSON
 from edukg.store.base import (
     ACTIVITIES,
-    ACTIVITY,
     ALIGNED_STANDARDS,
     ALIGNED_TO,
-    ASSESSMENT,
     ASSESSMENTS,
-    COURSE,
     COURSES,
     DEPENDENCIES,
-    GROUPING,
     GROUPING_DETAIL,
-    LESSON,
     LESSON_META,
     SCOPE_FULL,
     SCOPE_SUMMARY,
     WITHIN,
     OutRow,
 )
-
-CURRICULA = "curricula"  # rows relation: node '', key: each curriculum id in the data
 
 # Top-level grouping labels, for groupings that no hasPart edge places in a course.
 _TOP_LEVEL_LABELS = {"unit": 0, "module": 0, "chapter": 0, "section": 1, "topic": 1}

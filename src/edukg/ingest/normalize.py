@@ -10,13 +10,12 @@ from typing import Any
 
 import orjson
 
-from edukg.contract import (
+from edukg.model.contract import (
     ACTIVITY_FIELDS,
     ASSESSMENT_FIELDS,
     COMPONENT_FIELDS,
     COURSE_FIELDS,
     FRAMEWORK_FIELDS,
-    GRADE_LEVELS,
     GROUPING_FIELDS,
     LESSON_FIELDS,
     LIST,
@@ -24,11 +23,12 @@ from edukg.contract import (
     SKILLS_FRAMEWORK_FIELDS,
     STANDARD_FIELDS,
 )
-from edukg.store.base import (
+from edukg.model.vocabulary import (
     ACTIVITY,
     ASSESSMENT,
     COMPONENT,
     COURSE,
+    CURRICULUM_KINDS,
     FRAMEWORK,
     GROUPING,
     LESSON,
@@ -41,21 +41,6 @@ LIST_PROPERTIES = frozenset({"gradeLevel", "examples", "audience", "curriculumAl
 BOOL_PROPERTIES = frozenset({"isCurrent", "isOptional"})
 FLOAT_PROPERTIES = frozenset({"jaccard"})
 INT_PROPERTIES = frozenset({"stateLCCount", "ccssLCCount", "sharedLCCount", "position"})
-
-KIND_BY_LABEL = {
-    "StandardsFrameworkItem": STANDARD,
-    "StandardsFramework": FRAMEWORK,
-    "LearningComponent": COMPONENT,
-    "Course": COURSE,
-    "LessonGrouping": GROUPING,
-    "Lesson": LESSON,
-    "Activity": ACTIVITY,
-    "Assessment": ASSESSMENT,
-    "DurableSkillsFramework": SKILLS_FRAMEWORK,
-    "DurableSkill": SKILL,
-}
-# Kinds whose records need the whole graph (positions, levels): encoded by ingest.curriculum.
-CURRICULUM_KINDS = frozenset({COURSE, GROUPING, LESSON, ACTIVITY, ASSESSMENT})
 
 _FIELDS = {
     STANDARD: STANDARD_FIELDS,
@@ -71,7 +56,6 @@ _FIELDS = {
 }
 # Names that edukg itself writes into a record; an export property never takes them.
 _DERIVED = frozenset({"identifier", "hasChildren"})
-_GRADE_BITS = {grade: 1 << i for i, grade in enumerate(GRADE_LEVELS)}
 
 
 class BadValue(ValueError):
@@ -135,14 +119,6 @@ def typed(properties: dict[str, Any]) -> dict[str, Any]:
         elif name in INT_PROPERTIES:
             out[name] = _as_number(name, value, int)
     return out
-
-
-def grade_mask(grades: list[Any] | None) -> int:
-    """A bit per grade of the API's grade enum, for filtering with one AND."""
-    mask = 0
-    for grade in grades or ():
-        mask |= _GRADE_BITS.get(str(grade), 0)
-    return mask
 
 
 def encode(kind: str, identifier: str, props: dict[str, Any]) -> bytes:

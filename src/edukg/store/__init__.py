@@ -6,6 +6,8 @@ code without import cycles, and PostgreSQL's driver loads only when used.
 
 from __future__ import annotations
 
+import sqlite3
+
 from edukg.store.base import DataInfo, Indexer, KeyInfo, KeyStore, Loader, Row, Store
 
 
@@ -22,6 +24,18 @@ def require_postgres() -> None:
         raise BackendMissing(
             "PostgreSQL support is not installed: pip install 'edukg[postgres]'"
         ) from None
+
+
+def database_errors(*others: type[Exception]) -> tuple[type[Exception], ...]:
+    """The errors a database driver raises when a write fails (a full disk, a lost
+    connection), and `others`: callers catch these without naming a driver."""
+    errors: list[type[Exception]] = [sqlite3.Error, *others]
+    try:
+        import psycopg  # noqa: PLC0415
+    except ImportError:
+        return tuple(errors)
+    errors.append(psycopg.Error)
+    return tuple(errors)
 
 
 def is_postgres(db: str) -> bool:

@@ -6,25 +6,16 @@ scan. Every list query is keyset-paged on the node `identifier` in byte order.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
+
+from edukg.model.vocabulary import ACTIVITY, ASSESSMENT, LESSON
 
 # A page row: the node identifier (the keyset) and the record's pre-encoded JSON.
 Row = tuple[str, bytes]
 # A row of the pre-encoded `rows` table: relation, node, sort key, label, score, JSON.
 OutRow = tuple[str, str, str, str | None, float | None, bytes]
-
-# Kinds of served records, as stored.
-STANDARD, FRAMEWORK, COMPONENT = "standard", "framework", "component"
-COURSE, GROUPING, LESSON, ACTIVITY, ASSESSMENT = (
-    "course",
-    "grouping",
-    "lesson",
-    "activity",
-    "assessment",
-)
-SKILLS_FRAMEWORK, SKILL = "skills-framework", "skill"
 
 # Relations of the pre-encoded `rows` table.
 CROSSWALK = "crosswalk"
@@ -279,6 +270,34 @@ class Indexer(Protocol):
         """Release connections (an unfinished index stays resumable)."""
 
 
+# A derived curriculum record: identifier, kind, JSON, code, text.
+DocOut = tuple[str, str, bytes, str | None, str | None]
+
+
+class Derivations(Protocol):
+    """The rules that turn the whole graph into served rows.
+
+    Ingest implements them (`ingest.derive.RULES`) and hands them to `Loader.finish`, so
+    that a loader only stores what they produce and no rule is written inside a store.
+    """
+
+    def crosswalk_rows(self, rows: Iterable[tuple[Any, ...]]) -> Iterator[OutRow]:
+        """Rows for both sides of each crosswalk, from CROSSWALK_SOURCE rows."""
+
+    def curriculum(
+        self,
+        nodes: Iterable[tuple[str, str, bytes]],
+        has_part: Iterable[tuple[str, str]],
+        has_dependency: Iterable[tuple[str, str]],
+        alignments: Iterable[tuple[str, str, bytes, bytes]],
+    ) -> tuple[list[DocOut], list[OutRow]]:
+        """Curriculum records and list rows, from stored (identifier, kind, line) nodes,
+        edge pairs and (content, standard, line, standard JSON) alignments."""
+
+    def with_children(self, doc: bytes) -> bytes:
+        """A standard's or skill's record, saying it has children."""
+
+
 class Loader(Protocol):
     """Builds one new version beside the served one; readers switch only at `commit`."""
 
@@ -291,8 +310,9 @@ class Loader(Protocol):
     ) -> None:
         """Take one batch of rows; a later identifier replaces an earlier one."""
 
-    def finish(self, meta: dict[str, str]) -> dict[str, Any]:
-        """Derive the served tables; return counts (nodes, relationships, dangling)."""
+    def finish(self, meta: dict[str, str], rules: Derivations) -> dict[str, Any]:
+        """Derive the served tables by `rules`; return counts (nodes, relationships,
+        dangling)."""
 
     def commit(self) -> None:
         """Make the new version the served one, atomically."""

@@ -13,6 +13,7 @@ import re
 import secrets
 from abc import ABC, abstractmethod
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 from edukg.store.base import KeyInfo, Principal
@@ -134,3 +135,15 @@ class KeyStoreBase(ABC):
         if changed:
             self._changed()
         return changed > 0
+
+
+def keys_path_for(db: str) -> Path:
+    """The API-key file that belongs to a SQLite data file (`x.db` -> `x.keys.db`).
+
+    Keys live apart from the graph data so that a reload, which replaces the data
+    file, can never lose or resurrect a key.
+    """
+    path = Path(db)
+    if path.suffix:
+        return path.with_name(f"{path.stem}.keys{path.suffix}")
+    return path.with_name(f"{path.name}.keys")

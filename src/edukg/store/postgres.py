@@ -30,14 +30,14 @@ import psycopg
 from psycopg import sql as pgsql
 from psycopg_pool import ConnectionPool, PoolTimeout
 
-from edukg.ingest import curriculum
-from edukg.ingest.normalize import CURRICULUM_KINDS
-from edukg.semantic import DIMENSIONS, ROW_BYTES
+from edukg.model.embedding import DIMENSIONS, ROW_BYTES
+from edukg.model.vocabulary import CURRICULUM_KINDS
 from edukg.store import pg_wire, shared
 from edukg.store.base import (
     CHILDREN,
     Candidates,
     DataInfo,
+    Derivations,
     Found,
     OutRow,
     Query,
@@ -438,7 +438,7 @@ class PostgresLoader:
                 self._numbered(figures),
             )
 
-    def finish(self, meta: dict[str, str]) -> dict[str, Any]:
+    def finish(self, meta: dict[str, str], rules: Derivations) -> dict[str, Any]:
         """Deduplicate, derive the served tables and count, inside the build transaction."""
         c = self._conn
         for table, columns in (
@@ -476,13 +476,11 @@ class PostgresLoader:
         )
         c.execute(membership, (CHILDREN, CHILDREN))
         rows: dict[tuple[str, str, str], OutRow] = {}
-        for row in shared.crosswalk_rows(c.execute(shared.CROSSWALK_SOURCE.format(p=""))):
+        for row in rules.crosswalk_rows(c.execute(shared.CROSSWALK_SOURCE.format(p=""))):
             rows[row[:3]] = row
-        nodes = shared.curriculum_nodes(
-            c.execute(
-                "SELECT identifier, kind, line FROM nodes WHERE kind = ANY(%s)",
-                (sorted(CURRICULUM_KINDS),),
-            )
+        nodes = c.execute(
+            "SELECT identifier, kind, line FROM nodes WHERE kind = ANY(%s)",
+            (sorted(CURRICULUM_KINDS),),
         )
 
         def pairs(label: str) -> list[tuple[str, str]]:
@@ -490,10 +488,10 @@ class PostgresLoader:
                 "SELECT source, target FROM edges WHERE label = %s", (label,)
             ).fetchall()
 
-        aligned = shared.alignments(c.execute(shared.ALIGNMENT_SOURCE.format(p="")))
-        derived = curriculum.derive(nodes, pairs("hasPart"), pairs("hasDependency"), aligned)
-        self._copy("docs", "identifier, kind, doc, code, text", derived.docs)
-        for row in derived.rows:
+        aligned = c.execute(shared.ALIGNMENT_SOURCE.format(p=""))
+        docs, derived = rules.curriculum(nodes, pairs("hasPart"), pairs("hasDependency"), aligned)
+        self._copy("docs", "identifier, kind, doc, code, text", docs)
+        for row in derived:
             rows[row[:3]] = row
         self._copy("rows", "relation, node, sort_key, label, score, doc", rows.values())
         c.execute(

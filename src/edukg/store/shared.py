@@ -3,17 +3,13 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable
 from typing import Any
 
-import orjson
-
-from edukg.ingest.normalize import typed
 from edukg.store.base import (
     BUILDS_TOWARDS,
     CHILDREN,
     COMPONENTS,
-    CROSSWALK,
     PARENTS,
     PREREQUISITES,
     RELATED,
@@ -21,7 +17,6 @@ from edukg.store.base import (
     Listed,
     Matching,
     Members,
-    OutRow,
     Query,
     Search,
 )
@@ -96,45 +91,6 @@ ALIGNMENT_SOURCE = (
     " ON d.identifier = e.target AND d.kind = 'standard'"
     " WHERE e.label = 'hasEducationalAlignment'"
 )
-
-
-def crosswalk_rows(rows: Iterable[tuple[Any, ...]]) -> Iterator[OutRow]:
-    """Each hasStandardAlignment edge from both sides: the other record plus the figures."""
-    for source, target, jaccard, state, ccss, shared, s_doc, s_jur, t_doc, t_jur in rows:
-        figures = orjson.dumps(
-            {
-                "jaccard": jaccard,
-                "stateLCCount": state,
-                "ccssLCCount": ccss,
-                "sharedLCCount": shared,
-            }
-        )
-        tail = b"," + figures[1:]
-        yield CROSSWALK, source, target, t_jur, jaccard, bytes(t_doc)[:-1] + tail
-        yield CROSSWALK, target, source, s_jur, jaccard, bytes(s_doc)[:-1] + tail
-
-
-def curriculum_nodes(
-    rows: Iterable[tuple[str, str, bytes]],
-) -> dict[str, tuple[str, dict[str, Any]]]:
-    """identifier -> (kind, typed properties), from stored (identifier, kind, line) rows."""
-    return {
-        identifier: (kind, typed(orjson.loads(line).get("properties") or {}))
-        for identifier, kind, line in rows
-    }
-
-
-def alignments(
-    rows: Iterable[tuple[str, str, bytes, bytes]],
-) -> list[tuple[str, str, list[str], bytes]]:
-    """(content, standard, alignment types, standard JSON) from ALIGNMENT_SOURCE rows."""
-    out = []
-    for source, target, line, doc in rows:
-        props = typed(orjson.loads(line).get("properties") or {})
-        kinds = props.get("curriculumAlignmentType") or props.get("alignmentType") or []
-        kinds = kinds if isinstance(kinds, list) else [kinds]
-        out.append((source, target, [str(k) for k in kinds], bytes(doc)))
-    return out
 
 
 def page_sql(

@@ -13,8 +13,7 @@ from urllib.parse import quote
 
 import orjson
 
-from edukg.config import keys_path_for
-from edukg.semantic import ROW_BYTES
+from edukg.model.embedding import ROW_BYTES
 from edukg.store.base import (
     Candidates,
     DataInfo,
@@ -25,7 +24,7 @@ from edukg.store.base import (
     Search,
     StoreUnavailable,
 )
-from edukg.store.keys import KeyStoreBase
+from edukg.store.keys import KeyStoreBase, keys_path_for
 from edukg.store.shared import page_sql, scope_match, search_filters
 from edukg.store.sqlite_vectors import vectors_path
 

@@ -11,14 +11,17 @@ from collections.abc import Iterable
 from importlib import resources
 from operator import itemgetter
 from pathlib import Path
-from typing import Any
 
 import orjson
 
-from edukg.ingest import curriculum
-from edukg.ingest.normalize import CURRICULUM_KINDS, with_children
+from edukg.model.vocabulary import (
+    CURRICULUM_KINDS,
+    FRAMEWORK,
+    NESTED_KINDS,
+    SKILLS_FRAMEWORK,
+)
 from edukg.store import shared
-from edukg.store.base import CHILDREN, FRAMEWORK, SKILL, SKILLS_FRAMEWORK, STANDARD, OutRow
+from edukg.store.base import CHILDREN, Derivations, OutRow
 from edukg.store.sqlite_vectors import content_of, remove_unused
 
 _BUILD_MARK = ".building-"
@@ -134,7 +137,7 @@ class SqliteLoader:
             self._reader = os.open(self.lines_path, os.O_RDONLY)
         return os.pread(self._reader, length, pos)
 
-    def finish(self, meta: dict[str, str]) -> dict[str, object]:
+    def finish(self, meta: dict[str, str], rules: Derivations) -> dict[str, object]:
         """Derive the served tables, write `meta`; return counts for the summary."""
         c = self._conn
         self.lines_name = f"{self.target.name}.{meta['content_id'][:16]}.lines"
@@ -148,20 +151,20 @@ class SqliteLoader:
                 " WHERE label = ? ORDER BY 2, 3",
                 (relation, label),
             )
-        self._write_docs()
+        self._write_docs(rules)
         for statement in shared.INDEXES.split(";"):  # executescript would end the transaction
             c.execute(statement)
         c.execute(
             shared.MEMBERSHIP.format(items="temp.items") + " ON CONFLICT DO NOTHING",
             (CHILDREN, CHILDREN),
         )
-        self._add_rows(shared.crosswalk_rows(c.execute(shared.CROSSWALK_SOURCE.format(p=""))))
-        derived = curriculum.derive(*self._curriculum_inputs())
+        self._add_rows(rules.crosswalk_rows(c.execute(shared.CROSSWALK_SOURCE.format(p=""))))
+        docs, rows = rules.curriculum(*self._curriculum_inputs())
         c.executemany(
             "INSERT OR REPLACE INTO docs (identifier, kind, doc, code, text) VALUES (?, ?, ?, ?, ?)",
-            derived.docs,
+            docs,
         )
-        self._add_rows(derived.rows)
+        self._add_rows(rows)
         # Full-text index: Porter stemming, so "adding fractions" finds "add ... fractions".
         # The filter columns ride along, unindexed, so a search never joins the records
         # (large rows) until it has its top hits.
@@ -197,7 +200,7 @@ class SqliteLoader:
         c.execute("PRAGMA optimize")
         return counts
 
-    def _write_docs(self) -> None:
+    def _write_docs(self, rules: Derivations) -> None:
         """Write the served records in key order, and the narrow copy the later passes read.
 
         Of the records with one identifier the last one read wins, and none is served if
@@ -231,8 +234,8 @@ class SqliteLoader:
                 doc: DocRow = marshal.loads(packed[n])  # noqa: S302 - made by this process
                 if kinds.get(identifier) != doc[1]:
                     continue
-                if doc[1] in _NESTED and identifier in parents:
-                    doc = (*doc[:9], with_children(doc[9]), *doc[10:])
+                if doc[1] in NESTED_KINDS and identifier in parents:
+                    doc = (*doc[:9], rules.with_children(doc[9]), *doc[10:])
                 rows.append(doc)
             c.executemany("INSERT INTO docs VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)", rows)
             c.executemany(
@@ -253,34 +256,34 @@ class SqliteLoader:
     def _curriculum_inputs(
         self,
     ) -> tuple[
-        dict[str, tuple[str, dict[str, Any]]],
+        list[tuple[str, str, bytes]],
         list[tuple[str, str]],
         list[tuple[str, str]],
-        list[tuple[str, str, list[str], bytes]],
+        list[tuple[str, str, bytes, bytes]],
     ]:
         c = self._conn
         marks = ",".join("?" * len(CURRICULUM_KINDS))
-        nodes = shared.curriculum_nodes(
+        nodes = [
             (identifier, kind, self._line(pos, length))
             for identifier, kind, pos, length in c.execute(
                 f"SELECT identifier, kind, pos, len FROM nodes WHERE kind IN ({marks})",
                 sorted(CURRICULUM_KINDS),
             )
-        )
+        ]
 
         def pairs(label: str) -> list[tuple[str, str]]:
             return c.execute(
                 "SELECT source, target FROM edges WHERE label = ?", (label,)
             ).fetchall()
 
-        aligned = shared.alignments(
+        aligned = [
             (source, target, self._line(pos, length), doc)
             for source, target, pos, length, doc in c.execute(
                 "SELECT e.source, e.target, e.pos, e.len, d.doc FROM edges e JOIN docs d"
                 " ON d.identifier = e.target AND d.kind = 'standard'"
                 " WHERE e.label = 'hasEducationalAlignment'"
             )
-        )
+        ]
         return nodes, pairs("hasPart"), pairs("hasDependency"), aligned
 
     def commit(self) -> None:
@@ -335,7 +338,6 @@ class SqliteLoader:
                 path.unlink()
 
 
-_NESTED = frozenset({STANDARD, SKILL})
 _ITEM_KINDS = frozenset({*shared.SEARCHABLE_KINDS, FRAMEWORK, SKILLS_FRAMEWORK})
 _WRITE_BATCH = 20_000
 

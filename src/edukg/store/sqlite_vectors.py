@@ -16,7 +16,7 @@ import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
-from edukg.semantic import ROW_BYTES
+from edukg.model.embedding import ROW_BYTES
 
 
 def vectors_path(db: str | Path, content_id: str) -> Path:

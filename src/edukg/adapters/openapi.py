@@ -1,0 +1,160 @@
+"""edukg's own OpenAPI document, made from the operation declarations."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from edukg import __version__
+from edukg.adapters.rest.base import Operation
+from edukg.model.contract import component_schemas
+
+_ERROR_TEXT = {
+    304: "Not modified: the If-None-Match ETag is current",
+    400: "Invalid request: a malformed, missing, repeated or out-of-range parameter, or a "
+    "cursor this service did not issue or that belongs to other filters or older data",
+    401: "Missing, unknown or revoked API key",
+    404: "Not found",
+    405: "Method not allowed: the API answers GET (and HEAD) only",
+    414: "The URL is too long",
+    431: "The request headers are too large",
+    429: "Rate limit exceeded: see the Retry-After header",
+    500: "Internal server error (no internals are disclosed)",
+    503: "No data loaded yet, or the database cannot be reached",
+}
+
+_DATA_VERSION_HEADER = {
+    "description": "The loaded export release (the `--data-version` of the load)",
+    "schema": {"type": "string"},
+}
+_REQUEST_ID_HEADER = {
+    "description": "The request's id, as in error bodies",
+    "schema": {"type": "string"},
+}
+
+
+_RATE_HEADERS = {
+    name: {"description": text, "schema": {"type": "integer"}}
+    for name, text in (
+        ("RateLimit-Limit", "Requests the key may make at once (its burst)"),
+        ("RateLimit-Remaining", "Requests left before the limit applies"),
+        ("RateLimit-Reset", "Seconds until the key's allowance is full again"),
+    )
+}
+
+
+def _error_response(status: int) -> dict[str, Any]:
+    headers: dict[str, Any] = {"X-Request-Id": _REQUEST_ID_HEADER}
+    if status == 429:
+        headers["Retry-After"] = {"description": "Seconds to wait", "schema": {"type": "integer"}}
+    return {
+        "description": _ERROR_TEXT[status],
+        "headers": headers,
+        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}},
+    }
+
+
+def _operation(op: Operation) -> dict[str, Any]:
+    responses: dict[str, Any] = {
+        "200": {
+            "description": "OK",
+            "headers": {
+                "X-Data-Version": _DATA_VERSION_HEADER,
+                "X-Request-Id": _REQUEST_ID_HEADER,
+                "ETag": {
+                    "description": "Strong validator of this response",
+                    "schema": {"type": "string"},
+                },
+                **_RATE_HEADERS,
+            },
+            "content": {"application/json": {"schema": op.response_schema}},
+        }
+    }
+    statuses = sorted({*op.statuses, 304, 414, 431, *((404,) if op.not_found else ())})
+    for status in statuses:
+        if status == 304:
+            responses["304"] = {"description": _ERROR_TEXT[304]}
+        elif status != 200:
+            responses[str(status)] = _error_response(status)
+    parameters = []
+    for p in op.params:
+        entry: dict[str, Any] = {
+            "name": p.name,
+            "in": p.location,
+            "required": p.required or p.location == "path",
+            "description": p.description,
+            "schema": p.schema(),
+        }
+        if p.repeat:
+            entry.update(style="form", explode=True)
+        parameters.append(entry)
+    return {
+        "operationId": op.operation_id,
+        "summary": op.summary,
+        "description": op.description,
+        "tags": list(op.tags),
+        "parameters": parameters,
+        "responses": responses,
+    }
+
+
+def build_openapi(base_path: str, operations: tuple[Operation, ...]) -> dict[str, Any]:
+    """The OpenAPI 3.0 document of this server."""
+    paths: dict[str, Any] = {}
+    for op in operations:
+        paths.setdefault(base_path + op.path, {})["get"] = _operation(op)
+    paths["/readyz"] = {
+        "get": {
+            "operationId": "ready",
+            "summary": "Readiness: data loaded, databases reachable",
+            "description": "No key needed. 200 when ready to serve, 503 (with the failed "
+            "checks in `details`) otherwise.",
+            "tags": ["Service"],
+            "security": [],
+            "parameters": [],
+            "responses": {
+                "200": {
+                    "description": "Ready",
+                    "content": {"application/json": {"schema": {"type": "object"}}},
+                },
+                "503": _error_response(503),
+            },
+        }
+    }
+    paths["/healthz"] = {
+        "get": {
+            "operationId": "health",
+            "summary": "Liveness and loaded data version",
+            "description": "No key needed. 200 once data is loaded, 503 before.",
+            "tags": ["Service"],
+            "security": [],
+            "parameters": [],
+            "responses": {
+                "200": {
+                    "description": "Data is loaded",
+                    "content": {
+                        "application/json": {"schema": {"$ref": "#/components/schemas/Health"}}
+                    },
+                },
+                "503": _error_response(503),
+            },
+        }
+    }
+    return {
+        "openapi": "3.0.3",
+        "info": {
+            "title": "edukg: Knowledge Graph REST API",
+            "version": __version__,
+            "description": "A self-hosted server compatible with the Learning Commons "
+            "Knowledge Graph REST API. Every operation under the base path needs an "
+            "`x-api-key` header.",
+        },
+        "servers": [{"url": "/"}],
+        "security": [{"ApiKeyAuth": []}],
+        "paths": paths,
+        "components": {
+            "schemas": component_schemas(),
+            "securitySchemes": {
+                "ApiKeyAuth": {"type": "apiKey", "in": "header", "name": "x-api-key"}
+            },
+        },
+    }

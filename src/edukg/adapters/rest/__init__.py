@@ -1,0 +1,24 @@
+"""The API's operations, one module per resource family."""
+
+from __future__ import annotations
+
+from edukg.adapters.rest import (
+    components,
+    curriculum,
+    durable_skills,
+    frameworks,
+    search,
+    standards,
+)
+from edukg.adapters.rest.base import Call, Operation
+
+OPERATIONS: tuple[Operation, ...] = (
+    *search.OPERATIONS,
+    *frameworks.OPERATIONS,
+    *standards.OPERATIONS,
+    *components.OPERATIONS,
+    *curriculum.OPERATIONS,
+    *durable_skills.OPERATIONS,
+)
+
+__all__ = ["OPERATIONS", "Call", "Operation"]

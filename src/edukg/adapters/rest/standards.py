@@ -1,0 +1,221 @@
+"""Academic standards: lists, one standard, hierarchy, progressions, crosswalks."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from edukg.adapters.params import (
+    CASE_UUID_PATH,
+    CURSOR,
+    GRADE_LEVEL,
+    JURISDICTION,
+    LIMIT,
+    SUBJECT,
+    Param,
+)
+from edukg.adapters.rest.base import Call, Operation, ref
+from edukg.model.contract import page_schema
+from edukg.model.vocabulary import grade_mask
+from edukg.services import graph as service
+from edukg.store.base import BUILDS_TOWARDS, CHILDREN, COMPONENTS, PREREQUISITES, RELATED
+
+TAGS = ("Academic standards",)
+
+
+def _list(call: Call) -> bytes:
+    v = call.values
+    page = service.standards_in_framework(
+        call.store,
+        v["standardsFrameworkCaseIdentifierUUID"],
+        grade_mask(v["gradeLevel"]),
+        v["academicSubject"],
+        v["normalizedStatementType"],
+        call.after(),
+        v["limit"],
+    )
+    return call.page(page)
+
+
+def _get(call: Call) -> bytes:
+    return service.standard(call.store, call.values["caseIdentifierUUID"]).doc
+
+
+def _linked(relation: str) -> Callable[[Call], bytes]:
+    def handler(call: Call) -> bytes:
+        v = call.values
+        page = service.linked(
+            call.store, v["caseIdentifierUUID"], relation, call.after(), v["limit"]
+        )
+        return call.page(page)
+
+    return handler
+
+
+def _ancestors(call: Call) -> bytes:
+    chain = service.ancestors(call.store, call.values["caseIdentifierUUID"])
+    pagination = b'{"limit":%d,"nextCursor":null,"hasMore":false}' % len(chain)
+    return b'{"data":[' + b",".join(chain) + b'],"pagination":' + pagination + b"}"
+
+
+def _crosswalks(call: Call) -> bytes:
+    v = call.values
+    page = service.crosswalks(
+        call.store,
+        v["caseIdentifierUUID"],
+        v["jurisdiction"],
+        v["minJaccardScore"],
+        call.after(),
+        v["limit"],
+    )
+    return call.page(page)
+
+
+def _linked_operation(
+    suffix: str, operation_id: str, summary: str, relation: str, schema: str, description: str
+) -> Operation:
+    return Operation(
+        path=f"/academic-standards/{{caseIdentifierUUID}}/{suffix}",
+        operation_id=operation_id,
+        summary=summary,
+        description=description,
+        handler=_linked(relation),
+        response_schema=page_schema(schema),
+        params=(CASE_UUID_PATH, LIMIT, CURSOR),
+        tags=TAGS,
+        not_found=True,
+    )
+
+
+OPERATIONS = (
+    Operation(
+        path="/academic-standards",
+        operation_id="listAcademicStandards",
+        summary="Standards in a framework",
+        description="Every item reachable from the framework through `hasChild`, with "
+        "optional filters. An item matches a repeated `gradeLevel` if it has any of them.",
+        handler=_list,
+        response_schema=page_schema("StandardsFrameworkItem"),
+        params=(
+            Param(
+                "standardsFrameworkCaseIdentifierUUID",
+                "uuid",
+                "CASE UUID of the standards framework",
+                required=True,
+                example="c6487102-d7cb-11e8-824f-0242ac160002",
+            ),
+            GRADE_LEVEL,
+            SUBJECT,
+            Param(
+                "normalizedStatementType",
+                "enum",
+                "Filter by normalized statement type",
+                enum="NormalizedStatementType",
+            ),
+            LIMIT,
+            CURSOR,
+        ),
+        tags=TAGS,
+    ),
+    Operation(
+        path="/academic-standards/{caseIdentifierUUID}",
+        operation_id="getAcademicStandardByCaseIdentifierUUID",
+        summary="Standard by ID",
+        handler=_get,
+        response_schema=ref("StandardsFrameworkItem"),
+        params=(CASE_UUID_PATH,),
+        tags=TAGS,
+        not_found=True,
+    ),
+    _linked_operation(
+        "children",
+        "listChildAcademicStandards",
+        "Child standards",
+        CHILDREN,
+        "StandardsFrameworkItem",
+        "Direct `hasChild` children. A framework's CASE UUID is accepted too and gives "
+        "its top-level items.",
+    ),
+    _linked_operation(
+        "prerequisites",
+        "listPrerequisiteAcademicStandards",
+        "Prerequisites for a standard",
+        PREREQUISITES,
+        "StandardsFrameworkItem",
+        "Standards that build towards this one (`buildsTowards` into it). Full records.",
+    ),
+    _linked_operation(
+        "builds-towards",
+        "listBuildsTowardsAcademicStandards",
+        "Standards this one builds towards",
+        BUILDS_TOWARDS,
+        "StandardsFrameworkItem",
+        "Standards this one `buildsTowards`. Full records.",
+    ),
+    _linked_operation(
+        "related-standards",
+        "listRelatedAcademicStandards",
+        "Related standards",
+        RELATED,
+        "StandardsFrameworkItem",
+        "Standards linked by `relatesTo` in either direction, each once. Full records.",
+    ),
+    _linked_operation(
+        "learning-components",
+        "listLearningComponentsByAcademicStandard",
+        "Learning components for a standard",
+        COMPONENTS,
+        "LearningComponent",
+        "Learning components that `supports` the standard. Full records.",
+    ),
+    Operation(
+        path="/academic-standards/{caseIdentifierUUID}/ancestors",
+        operation_id="listAncestorAcademicStandards",
+        summary="Ancestors of a standard (edukg extension)",
+        description="The framework, then every enclosing item down to the standard's "
+        "parent, following `hasChild` upwards: for breadcrumbs. Not in the hosted API.",
+        handler=_ancestors,
+        response_schema={
+            "type": "object",
+            "required": ["data", "pagination"],
+            "properties": {
+                "data": {
+                    "type": "array",
+                    "items": {
+                        "oneOf": [
+                            ref("StandardsFramework"),
+                            ref("StandardsFrameworkItem"),
+                        ]
+                    },
+                },
+                "pagination": ref("Pagination"),
+            },
+        },
+        params=(CASE_UUID_PATH,),
+        tags=TAGS,
+        not_found=True,
+    ),
+    Operation(
+        path="/academic-standards/{caseIdentifierUUID}/crosswalks",
+        operation_id="listCrosswalkedStandards",
+        summary="Crosswalks for a standard",
+        description="Standards aligned by `hasStandardAlignment`, state to Common Core and "
+        "back: the aligned standard's full record with `jaccard` and the three counts.",
+        handler=_crosswalks,
+        response_schema=page_schema("StandardCrosswalk"),
+        params=(
+            CASE_UUID_PATH,
+            JURISDICTION,
+            Param(
+                "minJaccardScore",
+                "number",
+                "Minimum Jaccard score, 0 to 1",
+                minimum=0.0,
+                maximum=1.0,
+            ),
+            LIMIT,
+            CURSOR,
+        ),
+        tags=("Standards crosswalks", *TAGS),
+        not_found=True,
+    ),
+)

@@ -1,0 +1,589 @@
+"""The ASGI application: one route table, auth, errors, and nothing per request
+that could have been done at load time.
+
+A plain ASGI callable rather than a framework: each request is a dict lookup or
+a few segment compares, one key check, one indexed query, and bytes that were
+encoded at load. SQLite reads of one page take well under a millisecond, so
+they run inline on the event loop instead of paying for a thread hop.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import secrets
+import sys
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any, TypeVar
+from urllib.parse import parse_qsl
+
+import orjson
+
+from edukg.adapters.config import Settings
+from edukg.adapters.docs_page import render_docs, security_headers
+from edukg.adapters.explorer import Explorer
+from edukg.adapters.mcp import build_server, streamable_http_app
+from edukg.adapters.openapi import build_openapi
+from edukg.adapters.params import parse
+from edukg.adapters.rest import OPERATIONS, Call
+from edukg.adapters.rest.base import Operation
+from edukg.adapters.server import MAX_HEADER_BYTES, MAX_URL_BYTES
+from edukg.app import caching
+from edukg.app.ratelimit import Decision, Limiter, MemoryLimiter, RedisLimiter
+from edukg.app.responses import ResponseCache
+from edukg.app.routing import Router
+from edukg.app.workpool import RETRY_AFTER, Busy, WorkPool
+from edukg.model.errors import (
+    ApiError,
+    AuthenticationError,
+    HeadersTooLargeError,
+    MethodNotAllowedError,
+    NotFoundError,
+    RateLimitError,
+    ServiceUnavailableError,
+    URITooLongError,
+    ValidationError,
+    error_body,
+)
+from edukg.services import graph as service
+from edukg.store import KeyStore, Store, is_postgres, open_key_store, open_store
+from edukg.store.base import DataInfo, Principal, StoreUnavailable
+
+log = logging.getLogger("edukg")
+
+Scope = dict[str, Any]
+Receive = Callable[[], Awaitable[dict[str, Any]]]
+Send = Callable[[dict[str, Any]], Awaitable[None]]
+Headers = list[tuple[bytes, bytes]]
+Response = tuple[int, bytes, Headers]
+T = TypeVar("T")
+
+_JSON = (b"content-type", b"application/json")
+_ALLOW_READS = (b"allow", b"GET, HEAD")
+_NOT_IN_304 = frozenset((b"content-type", b"content-encoding"))
+access_log = logging.getLogger("edukg.access")
+MCP_PATH = "/mcp"
+_MAX_QUERY_FIELDS = 64
+
+
+class EdukgApp:
+    """The HTTP API over one Store and one KeyStore."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        store: Store | None = None,
+        keys: KeyStore | None = None,
+        limiter: Limiter | None = None,
+    ) -> None:
+        self.settings = settings
+        self.store = store or open_store(settings.read_db or settings.db, settings.refresh)
+        self.keys = keys or open_key_store(settings.db, create=False)
+        if limiter is None:
+            limiter = RedisLimiter(settings.redis) if settings.redis else MemoryLimiter()
+        self.limiter = limiter
+        self.mcp_server = build_server(self.store)
+        self._mcp_app = streamable_http_app(self.mcp_server)
+        self._lifespan_stack = contextlib.AsyncExitStack()
+        self.router = Router(settings.base_path, OPERATIONS)
+        self.openapi = build_openapi(settings.base_path, OPERATIONS)
+        self._openapi_bytes = orjson.dumps(self.openapi)
+        self._docs_bytes = render_docs(self.openapi)
+        self._docs_headers = [
+            (b"content-type", b"text/html; charset=utf-8"),
+            *security_headers(self._docs_bytes),
+        ]
+        self.explorer = Explorer(settings.base_path)
+        # Private: responses sit behind a key, so shared caches must not keep them.
+        self._cache_control = f"private, max-age={settings.cache_max_age}".encode()
+        self.responses = ResponseCache(settings.response_cache_mb * 1024 * 1024)
+        self.work = WorkPool(settings.work_threads, settings.work_waiting)
+        self._recent: dict[tuple[bytes, bytes], dict[str, Any]] = {}  # URL -> valid values
+        # With PostgreSQL or Redis every request waits on the network: it runs on threads
+        # (as many as the database pool has connections), so that requests overlap their
+        # round trips instead of queueing behind each other's (docs/deployment.md).
+        networked = settings.redis or is_postgres(settings.db)
+        networked = networked or is_postgres(settings.read_db or settings.db)
+        self.io = WorkPool(settings.io_threads, IO_WAITING) if networked else None
+        if networked:
+            # Threads back from a database wait queue for the interpreter lock; the default
+            # 5 ms turn lets one request's Python delay the others' (docs/deployment.md).
+            sys.setswitchinterval(SWITCH_INTERVAL)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            await self._lifespan(receive, send)
+            return
+        if scope["type"] != "http":
+            return
+        request_id = "req_" + secrets.token_hex(8)
+        started = time.perf_counter()
+        extra: Headers = []  # headers every response carries once known (rate limits)
+        who: list[str] = []  # the key's name, once authenticated (never the key)
+        if scope["path"] == MCP_PATH:
+            await self._mcp(scope, receive, send, (request_id, started, extra, who))
+            return
+        try:
+            if self.io is None:  # SQLite and in-process limits: microseconds, inline
+                answer = self._guarded(request_id, scope, self._respond, scope, extra, who)
+            else:  # a database or Redis over the network: never on the event loop
+                answer = await self.io.run(
+                    lambda: self._guarded(request_id, scope, self._respond, scope, extra, who)
+                )
+            if isinstance(answer, _Pending):  # expensive: off the event loop
+                pending = answer
+                built = await self.work.run(
+                    lambda: self._guarded(request_id, scope, self._build, pending)
+                )
+                answer = self._complete(pending, *built)
+            status, body, headers = answer
+        except ApiError as exc:
+            if isinstance(exc, Busy):
+                extra.append((b"retry-after", str(RETRY_AFTER).encode()))
+            status, body, headers = _error_response(exc, request_id)
+        headers = [
+            *headers,
+            *extra,
+            (b"x-request-id", request_id.encode()),
+            (b"content-length", str(len(body)).encode()),
+        ]
+        # Logged before the answer leaves, so the line exists once a client has its answer.
+        self._log(scope, request_id, who, status, started)
+        await send({"type": "http.response.start", "status": status, "headers": headers})
+        no_body = scope["method"] == "HEAD" or status == 304
+        await send({"type": "http.response.body", "body": b"" if no_body else body})
+
+    def _guarded(self, request_id: str, scope: Scope, answer: Callable[..., T], *args: Any) -> T:
+        """Run `answer`; an unreachable database is a 503, anything unforeseen a 500."""
+        try:
+            return answer(*args)
+        except ApiError:
+            raise
+        except StoreUnavailable as exc:
+            log.warning("request %s: database unavailable: %s", request_id, exc)
+            raise ServiceUnavailableError(
+                "The database cannot be reached right now. Try again shortly."
+            ) from None
+        except Exception:
+            log.exception("request %s failed: %s %s", request_id, scope["method"], scope["path"])
+            raise ApiError(
+                "An unexpected error occurred. Quote the request id when reporting it."
+            ) from None
+
+    def _log(
+        self, scope: Scope, request_id: str, who: list[str], status: int, started: float
+    ) -> None:
+        """One JSON line per request: no key, no headers, a bounded path."""
+        if not self.settings.access_log:
+            return
+        query = scope.get("query_string", b"")[:512].decode("latin-1")
+        line = {
+            "time": datetime.now(UTC).isoformat(timespec="milliseconds"),
+            "requestId": request_id,
+            "key": who[0] if who else None,
+            "method": scope["method"],
+            "path": scope["path"][:512] + (f"?{query}" if query else ""),
+            "status": status,
+            "ms": round((time.perf_counter() - started) * 1000, 3),
+        }
+        access_log.info(orjson.dumps(line).decode())
+
+    def _respond(self, scope: Scope, extra: Headers, who: list[str]) -> Response | _Pending:
+        path: str = scope["path"]
+        method: str = scope["method"]
+        _check_sizes(scope)
+        if self.router.under_base(path):
+            if method not in ("GET", "HEAD"):
+                extra.append(_ALLOW_READS)
+                raise MethodNotAllowedError(f"{method} is not allowed: this API is read-only.")
+            principal = self._authenticate(scope)
+            who.append(principal.name)
+            matched = self.router.match(path)
+            if matched is None:
+                self._limit(principal, extra)
+                raise NotFoundError(f"No operation at {path}. See /openapi.json for the API.")
+            op, path_params = matched
+            try:
+                values = self._parsed(op, scope, path_params)
+            except ApiError:
+                self._limit(principal, extra)  # a bad request costs a token too
+                raise
+            cost = request_cost(op, values)
+            self._limit(principal, extra, cost)
+            answer = self._data(op, values, scope)
+            if isinstance(answer, _Pending) and cost == 1:  # cheap: right here
+                answer = self._complete(answer, *self._build(answer))
+            self._confirm()  # after the reads, which may have brought the key revision
+            return answer
+        if method not in ("GET", "HEAD"):
+            extra.append(_ALLOW_READS)
+            raise MethodNotAllowedError(f"{method} is not allowed here.")
+        if path == "/healthz":
+            return self._health(scope)
+        if path == "/readyz":
+            return self._ready()
+        if path == "/openapi.json":
+            return 200, self._openapi_bytes, [_JSON]
+        if path in ("/docs", "/docs/"):
+            return 200, self._docs_bytes, self._docs_headers
+        if Explorer.owns(path):
+            page = self.explorer.respond(path)
+            if page is not None:
+                return page
+        raise NotFoundError(f"Nothing at {path}. The API lives under {self.router.base_path}/.")
+
+    def _parsed(self, op: Operation, scope: Scope, path: dict[str, str]) -> dict[str, Any]:
+        """Validated values, remembered for recent URLs (a few thousand, oldest out):
+        repeated requests, the common case, skip re-validating the same bytes."""
+        key = (scope.get("raw_path") or scope["path"].encode(), scope.get("query_string", b""))
+        known = self._recent.get(key)
+        if known is not None:
+            return known
+        values = parse(op.params, _query(scope), path)
+        if len(self._recent) >= _RECENT_URLS:
+            self._recent.pop(next(iter(self._recent)), None)
+        self._recent[key] = values
+        return values
+
+    def _data(self, op: Operation, values: dict[str, Any], scope: Scope) -> Response | _Pending:
+        """A validated data request: its response from the cache, or what building it
+        takes (run by `_build`, whose lookups may fail, then `_complete`)."""
+        info = service.loaded(self.store)
+        gz = caching.wants_gzip(scope)
+        version = info.content_id
+        if "Search" in op.tags:  # the same data answers differently once it is indexed
+            version += ":" + service.search_ranking(self.store)
+        # Keyed by what the handler reads, so parameters it ignores make no new entry.
+        tag = caching.etag(
+            version, op.operation_id, values, caching.GZIP_TAG if gz else b"identity"
+        )
+        kept = self.responses.get(tag)
+        if kept is not None:
+            return self._conditional(scope, *kept)
+        return _Pending(op, values, scope, info, version, tag, gz, self._cursor_secret())
+
+    def _build(self, p: _Pending) -> tuple[bytes, Headers]:
+        """Run the handler and encode its answer (safe on a worker thread: no shared state
+        but the store, which is)."""
+        body = p.op.handler(Call(p.op.operation_id, p.values, self.store, p.info, p.secret))
+        verdict = self.store.integrity()
+        if verdict == "checking" or verdict.startswith("damaged"):  # else: the file is sound
+            _parsable(body, p)
+        headers = [
+            _JSON,
+            (b"x-data-version", p.info.data_version.encode()),
+            (b"etag", p.tag),
+            (b"cache-control", self._cache_control),
+            (b"vary", b"Accept-Encoding"),
+        ]
+        if p.gz and len(body) >= caching.GZIP_MIN_BYTES:
+            body = caching.compress(body)
+            headers.append((b"content-encoding", b"gzip"))
+        elif p.gz:  # small bodies go as they are, under the tag of that representation
+            headers[2] = (
+                b"etag",
+                caching.etag(p.version, p.op.operation_id, p.values, b"identity"),
+            )
+        return body, headers
+
+    def _complete(self, p: _Pending, body: bytes, headers: Headers) -> Response:
+        self.responses.put(p.tag, body, headers)
+        return self._conditional(p.scope, body, headers)
+
+    @staticmethod
+    def _conditional(scope: Scope, body: bytes, headers: Headers) -> Response:
+        """Only a 200 may become a 304, when If-None-Match names its tag."""
+        condition = caching.if_none_match(scope)
+        if condition is not None and caching.matches(condition, headers[2][1]):
+            return 304, b"", [h for h in headers if h[0] not in _NOT_IN_304]
+        return 200, body, headers
+
+    def _cursor_secret(self) -> bytes:
+        """From the key store's secret, so every node signs alike (and a new store, new)."""
+        return self.keys.derived_secret(b"cursor")
+
+    async def _mcp(
+        self,
+        scope: Scope,
+        receive: Receive,
+        send: Send,
+        request: tuple[str, float, Headers, list[str]],
+    ) -> None:
+        """The MCP endpoint: the REST API's limits, keys, rate limits and access log, then
+        the SDK's transport."""
+        request_id, started, extra, who = request
+        try:
+            if self.io is None:
+                self._guarded(request_id, scope, self._admit_mcp, scope, extra, who)
+            else:
+                await self.io.run(
+                    lambda: self._guarded(request_id, scope, self._admit_mcp, scope, extra, who)
+                )
+        except ApiError as exc:
+            status, body, headers = _error_response(exc, request_id)
+            headers = [*headers, *extra, (b"x-request-id", request_id.encode())]
+            headers.append((b"content-length", str(len(body)).encode()))
+            self._log(scope, request_id, who, status, started)
+            await send({"type": "http.response.start", "status": status, "headers": headers})
+            await send({"type": "http.response.body", "body": body})
+            return
+
+        async def logged_send(message: dict[str, Any]) -> None:
+            if message["type"] == "http.response.start":
+                message["headers"] = [*message.get("headers", []), *extra,
+                                      (b"x-request-id", request_id.encode())]  # fmt: skip
+                self._log(scope, request_id, who, message["status"], started)
+            await send(message)
+
+        try:
+            async with self.work.slot():  # tool calls are expensive work too
+                await self._mcp_app(scope, receive, logged_send)
+        except Busy as exc:
+            status, body, headers = _error_response(exc, request_id)
+            headers = [*headers, *extra, (b"retry-after", str(RETRY_AFTER).encode()),
+                       (b"x-request-id", request_id.encode()),
+                       (b"content-length", str(len(body)).encode())]  # fmt: skip
+            self._log(scope, request_id, who, status, started)
+            await send({"type": "http.response.start", "status": status, "headers": headers})
+            await send({"type": "http.response.body", "body": body})
+
+    def _admit_mcp(self, scope: Scope, extra: Headers, who: list[str]) -> None:
+        _check_sizes(scope)
+        if scope["method"] != "POST":
+            # Stateless streamable HTTP: no server-sent stream to open (GET) and no
+            # session to end (DELETE); answering at once keeps probing clients and
+            # idle connections from hanging (MCP transport specification).
+            extra.append((b"allow", b"POST"))
+            raise MethodNotAllowedError(
+                f"{scope['method']} is not allowed at {MCP_PATH}: this stateless MCP "
+                "server takes JSON-RPC messages by POST only."
+            )
+        principal = self._authenticate(scope, bearer=True)
+        self._confirm()
+        who.append(principal.name)
+        self._limit(principal, extra, MCP_COST)
+
+    def _authenticate(self, scope: Scope, bearer: bool = False) -> Principal:
+        key = None
+        for name, value in scope["headers"]:
+            if name == b"x-api-key":
+                key = value.decode("latin-1")
+                break
+            if bearer and name == b"authorization":
+                scheme, _, token = value.decode("latin-1").partition(" ")
+                if scheme.lower() == "bearer" and token.strip():
+                    key = token.strip()
+                    break
+        if not key:
+            where = "x-api-key header (or Authorization: Bearer)" if bearer else "x-api-key header"
+            raise AuthenticationError(f"Missing API key: send it in the {where}.")
+        if key != key.strip():
+            raise AuthenticationError(
+                "The API key has spaces or other whitespace around it; send the key alone."
+            )
+        owner = self.keys.verify(key)
+        if owner is None:
+            raise AuthenticationError("Invalid or revoked API key.")
+        return owner
+
+    def _limit(self, principal: Principal, extra: Headers, cost: int = 1) -> None:
+        rate, burst = self._rate_of(principal)
+        if rate <= 0:
+            return  # an unlimited key (e.g. for benchmarks)
+        decision: Decision = self.limiter.hit(principal.name, rate, burst, min(cost, burst))
+        extra.extend(
+            (
+                (b"ratelimit-limit", str(decision.limit).encode()),
+                (b"ratelimit-remaining", str(decision.remaining).encode()),
+                (b"ratelimit-reset", str(decision.reset).encode()),
+            )
+        )
+        if not decision.allowed:
+            extra.append((b"retry-after", str(decision.retry_after).encode()))
+            raise RateLimitError(
+                f"Rate limit exceeded for key {principal.name!r} ({rate:g} requests per second, "
+                f"bursts of {burst}). Retry after {decision.retry_after} s.",
+                {"retryAfter": decision.retry_after},
+            )
+
+    def _health(self, scope: Scope) -> tuple[int, bytes, Headers]:
+        """Liveness for anyone; the details (limits, cache, search) for a valid key only."""
+        info = service.loaded(self.store)
+        health: dict[str, object] = {
+            "status": "ok",
+            "dataVersion": info.data_version,
+            "loadedAt": info.loaded_at,
+            "contentId": info.content_id,
+        }
+        principal = self._known_key(scope)
+        if principal is not None:
+            health["counts"] = info.counts
+            health["details"] = {
+                "rateLimit": self._limits_of(principal),
+                "rateLimiter": self.limiter.status(),
+                "responseCache": self.responses.status(),
+                "expensiveWork": self.work.status(),
+                "search": service.search_mode(self.store),
+            }
+        body = orjson.dumps(health)
+        return 200, body, [_JSON, (b"x-data-version", info.data_version.encode())]
+
+    def _known_key(self, scope: Scope) -> Principal | None:
+        """The key's holder when a valid key came with the request, else None (no error)."""
+        try:
+            principal = self._authenticate(scope, bearer=True)
+            self._confirm()
+        except (AuthenticationError, StoreUnavailable):
+            return None
+        return principal
+
+    def _confirm(self) -> None:
+        """A key remembered from an earlier request is still live (keys.confirm)."""
+        if not self.keys.confirm():
+            raise AuthenticationError("Invalid or revoked API key.")
+
+    def _limits_of(self, principal: Principal) -> dict[str, object]:
+        rate, burst = self._rate_of(principal)
+        if rate <= 0:
+            return {"limited": False, "source": "none set (serve --rate or keys create --rate)"}
+        source = "key" if principal.rate is not None else "server default (--rate)"
+        return {"limited": True, "rate": rate, "burst": burst, "source": source}
+
+    def _rate_of(self, principal: Principal) -> tuple[float, int]:
+        rate = self.settings.rate if principal.rate is None else principal.rate
+        burst = self.settings.burst if principal.burst is None else principal.burst
+        return rate, burst
+
+    def _ready(self) -> tuple[int, bytes, Headers]:
+        """Ready to take traffic: data loaded, its database reachable, keys reachable."""
+        checks: dict[str, object] = {}
+        try:
+            info = self.store.info()
+            checks["database"] = "reachable"
+        except StoreUnavailable:
+            info = None
+            checks["database"] = "unreachable"
+        checks["dataLoaded"] = info is not None
+        checks["integrity"] = self.store.integrity()
+        try:
+            self.keys.verify("readiness-probe")
+            checks["keys"] = "reachable"
+        except StoreUnavailable:
+            checks["keys"] = "unreachable"
+        ready = (
+            info is not None
+            and checks["keys"] == "reachable"
+            and not str(checks["integrity"]).startswith("damaged")
+        )
+        if not ready:
+            raise ServiceUnavailableError("Not ready to serve.", checks)
+        body = orjson.dumps(
+            {"status": "ready", "dataVersion": info.data_version if info else None, **checks}
+        )
+        return 200, body, [_JSON]
+
+    async def _lifespan(self, receive: Receive, send: Send) -> None:
+        while True:
+            message = await receive()
+            if message["type"] == "lifespan.startup":
+                await self._lifespan_stack.enter_async_context(
+                    self.mcp_server.session_manager.run()
+                )
+                await send({"type": "lifespan.startup.complete"})
+            elif message["type"] == "lifespan.shutdown":
+                await self._lifespan_stack.aclose()
+                self.work.close()
+                if self.io is not None:
+                    self.io.close()
+                self.store.close()
+                self.keys.close()
+                if isinstance(self.limiter, RedisLimiter):
+                    self.limiter.close()
+                await send({"type": "lifespan.shutdown.complete"})
+                return
+
+
+@dataclass(slots=True)
+class _Pending:
+    """A validated data request whose response is still to be built."""
+
+    op: Operation
+    values: dict[str, Any]
+    scope: Scope
+    info: DataInfo
+    version: str  # what the tag names: content id, and the search ranking for searches
+    tag: bytes
+    gz: bool
+    secret: bytes  # signs cursors
+
+
+_RECENT_URLS = 4096  # validated URLs remembered per worker
+SWITCH_INTERVAL = 0.0005  # seconds: measured in bench/backends.py
+IO_WAITING = 4096  # requests waiting for a network thread; the connection cap bounds it first
+SEARCH_COST = 5  # tokens of the key's bucket: a search costs about five lookups
+MCP_COST = 5
+_LARGE_PAGE = 250  # records: a page beyond this is expensive work
+
+
+def request_cost(op: Operation, values: dict[str, Any]) -> int:
+    """Tokens a request takes from its key's bucket; more than one means expensive work
+    (run off the event loop, bounded by the work pool)."""
+    if "Search" in op.tags:
+        return SEARCH_COST
+    limit = values.get("limit")
+    if isinstance(limit, int) and limit > _LARGE_PAGE:
+        return 1 + limit // _LARGE_PAGE
+    return 1
+
+
+def _parsable(body: bytes, p: _Pending) -> None:
+    """Records were encoded once, at load: a damaged file must not reach a client."""
+    try:
+        orjson.loads(body)
+    except orjson.JSONDecodeError:
+        log.error("damaged stored data for %s %s", p.op.operation_id, p.values)
+        raise ApiError(
+            "The stored data for this request is damaged; the operator should reload it."
+        ) from None
+
+
+def _check_sizes(scope: Scope) -> None:
+    """The head limits again, for servers other than edukg's own (which refuses earlier)."""
+    if len(scope.get("raw_path") or b"") + len(scope.get("query_string", b"")) > MAX_URL_BYTES:
+        raise URITooLongError(f"The URL is longer than {MAX_URL_BYTES} bytes.")
+    if sum(len(k) + len(v) for k, v in scope["headers"]) > MAX_HEADER_BYTES:
+        raise HeadersTooLargeError(f"The request headers exceed {MAX_HEADER_BYTES} bytes.")
+
+
+def _error_response(exc: ApiError, request_id: str) -> tuple[int, bytes, Headers]:
+    """The one place an Error response is made: status, body in the Error shape, headers."""
+    return exc.status, error_body(exc.error, exc.message, request_id, exc.details), [_JSON]
+
+
+def _query(scope: Scope) -> dict[str, list[str]]:
+    raw: bytes = scope.get("query_string", b"")
+    if not raw:
+        return {}
+    try:
+        pairs = parse_qsl(
+            raw.decode("utf-8"),
+            keep_blank_values=True,
+            errors="strict",
+            max_num_fields=_MAX_QUERY_FIELDS,
+        )
+    except UnicodeDecodeError:
+        raise ValidationError("The query string is not valid UTF-8.") from None
+    except ValueError:
+        raise ValidationError(f"Too many query parameters (at most {_MAX_QUERY_FIELDS}).") from None
+    query: dict[str, list[str]] = {}
+    for name, value in pairs:
+        query.setdefault(name, []).append(value)
+    return query
+
+
+def create_app(settings: Settings | None = None) -> EdukgApp:
+    """The app for `settings` (default: from the environment, as `edukg serve` sets it)."""
+    return EdukgApp(settings or Settings.from_env())

@@ -1,0 +1,67 @@
+"""The derivation rules a loader applies once the whole graph is stored.
+
+A loader (SQLite or PostgreSQL) reads its own tables and hands the rows to these
+functions; it only stores what they return. Keeping the rules here, above the store,
+is what keeps the two backends from growing two versions of one meaning.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+import orjson
+
+from edukg.ingest import curriculum
+from edukg.ingest.normalize import typed, with_children
+from edukg.store.base import CROSSWALK, DocOut, OutRow
+
+
+def crosswalk_rows(rows: Iterable[tuple[Any, ...]]) -> Iterator[OutRow]:
+    """Each hasStandardAlignment edge from both sides: the other record plus the figures."""
+    for source, target, jaccard, state, ccss, shared, s_doc, s_jur, t_doc, t_jur in rows:
+        figures = orjson.dumps(
+            {
+                "jaccard": jaccard,
+                "stateLCCount": state,
+                "ccssLCCount": ccss,
+                "sharedLCCount": shared,
+            }
+        )
+        tail = b"," + figures[1:]
+        yield CROSSWALK, source, target, t_jur, jaccard, bytes(t_doc)[:-1] + tail
+        yield CROSSWALK, target, source, s_jur, jaccard, bytes(s_doc)[:-1] + tail
+
+
+def _properties(line: bytes) -> dict[str, Any]:
+    props: dict[str, Any] = typed(orjson.loads(line).get("properties") or {})
+    return props
+
+
+def curriculum_rows(
+    nodes: Iterable[tuple[str, str, bytes]],
+    has_part: Iterable[tuple[str, str]],
+    has_dependency: Iterable[tuple[str, str]],
+    alignments: Iterable[tuple[str, str, bytes, bytes]],
+) -> tuple[list[DocOut], list[OutRow]]:
+    """Curriculum records and list rows (see ingest.curriculum.derive)."""
+    typed_nodes = {identifier: (kind, _properties(line)) for identifier, kind, line in nodes}
+    aligned = []
+    for source, target, line, doc in alignments:
+        props = _properties(line)
+        kinds = props.get("curriculumAlignmentType") or props.get("alignmentType") or []
+        kinds = kinds if isinstance(kinds, list) else [kinds]
+        aligned.append((source, target, [str(k) for k in kinds], bytes(doc)))
+    derived = curriculum.derive(typed_nodes, has_part, has_dependency, aligned)
+    return derived.docs, derived.rows
+
+
+class Rules:
+    """The `store.base.Derivations` that every loader is given."""
+
+    crosswalk_rows = staticmethod(crosswalk_rows)
+    curriculum = staticmethod(curriculum_rows)
+    with_children = staticmethod(with_children)
+
+
+RULES = Rules()

@@ -1,0 +1,48 @@
+"""The graph's nouns: kinds of served records, the export labels that make them, grade
+masks, and the names of the lists that derivations produce and services read."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from edukg.model.contract import GRADE_LEVELS
+
+# Kinds of served records, as stored.
+STANDARD, FRAMEWORK, COMPONENT = "standard", "framework", "component"
+COURSE, GROUPING, LESSON, ACTIVITY, ASSESSMENT = (
+    "course",
+    "grouping",
+    "lesson",
+    "activity",
+    "assessment",
+)
+SKILLS_FRAMEWORK, SKILL = "skills-framework", "skill"
+
+KIND_BY_LABEL = {
+    "StandardsFrameworkItem": STANDARD,
+    "StandardsFramework": FRAMEWORK,
+    "LearningComponent": COMPONENT,
+    "Course": COURSE,
+    "LessonGrouping": GROUPING,
+    "Lesson": LESSON,
+    "Activity": ACTIVITY,
+    "Assessment": ASSESSMENT,
+    "DurableSkillsFramework": SKILLS_FRAMEWORK,
+    "DurableSkill": SKILL,
+}
+# Kinds whose records need the whole graph (positions, levels): encoded by ingest.curriculum.
+CURRICULUM_KINDS = frozenset({COURSE, GROUPING, LESSON, ACTIVITY, ASSESSMENT})
+# Kinds whose records say whether they have children (hasChildren).
+NESTED_KINDS = frozenset({STANDARD, SKILL})
+
+CURRICULA = "curricula"  # rows relation: node '', key: each curriculum id in the data
+
+_GRADE_BITS = {grade: 1 << i for i, grade in enumerate(GRADE_LEVELS)}
+
+
+def grade_mask(grades: list[Any] | None) -> int:
+    """A bit per grade of the API's grade enum, for filtering with one AND."""
+    mask = 0
+    for grade in grades or ():
+        mask |= _GRADE_BITS.get(str(grade), 0)
+    return mask
