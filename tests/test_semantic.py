@@ -18,8 +18,8 @@ from edukg.ingest.index import build_index, index
 from edukg.model.embedding import DIMENSIONS, ROW_BYTES
 from edukg.model.encoder import MAX_CHARS, MAX_TOKENS, Encoder
 from edukg.model.vocabulary import STANDARD
-from edukg.services import graph as service
 from edukg.services import rank
+from edukg.services import search as searching
 from edukg.store import is_postgres, open_indexer, open_store
 from edukg.store.base import Candidates, Search
 from edukg.store.sqlite_vectors import vectors_path
@@ -225,9 +225,9 @@ def test_modes_for_evaluation(demo_db: str) -> None:
     store.info()
     filters = Search(STANDARD, (), jurisdiction="Multi-State")
     query = "figure out the lesson a fable teaches"
-    lexical = service.search_standards(store, query, None, filters, 5, mode="lexical")
-    hybrid = service.search_standards(store, query, None, filters, 5, mode="hybrid")
-    dense = service.search_standards(store, query, None, filters, 5, mode="dense")
+    lexical = searching.search_standards(store, query, None, filters, 5, mode="lexical")
+    hybrid = searching.search_standards(store, query, None, filters, 5, mode="hybrid")
+    dense = searching.search_standards(store, query, None, filters, 5, mode="dense")
     store.close()
     assert dense and hybrid and lexical != hybrid
 

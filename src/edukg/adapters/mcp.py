@@ -10,31 +10,20 @@ any request) with the same API keys as REST, and over stdio for desktop apps.
 
 from __future__ import annotations
 
-import re
+from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
-import orjson
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.transport_security import TransportSecuritySettings
 from pydantic import Field, ValidationError
 
 from edukg import __version__
-from edukg.adapters.params import UUID_EXAMPLE
 from edukg.model.errors import ApiError
-from edukg.model.vocabulary import LESSON, STANDARD
-from edukg.services import graph as service
-from edukg.store.base import BUILDS_TOWARDS, COMPONENTS, PREREQUISITES, Matching, Store
-
-MAX_STANDARDS = 50
-MAX_LESSONS = 50
-MAX_LINKED = 100
-MAX_SUBSTANDARDS = 30
-_UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
-_ORDINAL = re.compile(
-    r"^\s*(?:grade\s+)?([^,]+?)\s*(?:,\s*unit\s+(\w+))?\s*,\s*lesson\s+(\w+)\s*$", re.I
-)
-_PRACTICE = re.compile(r"^MP[1-8]$")
+from edukg.model.vocabulary import UUID_EXAMPLE
+from edukg.services import assistant
+from edukg.services.assistant import MAX_LESSONS, MAX_LINKED, MAX_STANDARDS
+from edukg.store.base import Store
 
 INSTRUCTIONS = (
     "edukg serves K-12 academic standards (with CASE UUIDs), their hierarchy, learning "
@@ -51,42 +40,12 @@ Uuid = Annotated[
 ]
 
 
-def _decode(doc: bytes) -> dict[str, Any]:
-    decoded: dict[str, Any] = orjson.loads(doc)
-    return decoded
-
-
-def _natural(code: str | None) -> tuple[Any, ...]:
-    """Sort 2.OA.A.2 before 2.OA.A.10."""
-    parts = re.split(r"(\d+)", code or "")
-    return tuple((0, int(p)) if p.isdigit() else (1, p) for p in parts)
-
-
-def _uuid(value: str) -> str:
-    if not _UUID.match(value or ""):
-        raise ToolError(
-            f'caseIdentifierUUID must be a UUID such as "{UUID_EXAMPLE}"; got {value!r}.'
-        )
-    return value.lower()
-
-
-def _call(fn: Any, *args: Any) -> Any:
+def _call(fn: Callable[..., dict[str, Any]], *args: Any) -> dict[str, Any]:
     """Run a service function; its API errors become tool errors an assistant can act on."""
     try:
         return fn(*args)
     except ApiError as exc:
         raise ToolError(exc.message) from None
-
-
-def _standard_summary(record: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "code": record.get("statementCode"),
-        "caseIdentifierUUID": record.get("caseIdentifierUUID"),
-        "statement": record.get("description"),
-        "gradeLevel": record.get("gradeLevel"),
-        "jurisdiction": record.get("jurisdiction"),
-        "academicSubject": record.get("academicSubject"),
-    }
 
 
 def plain_argument_errors(tool: str, error: ValidationError) -> str:
@@ -131,38 +90,61 @@ class _Server(MCPServer):
             raise
 
 
-def build_server(store: Store) -> MCPServer:
-    """The MCP server over `store`, with the hosted server's tools."""
-    # log_level: the SDK configures root logging when none is set up; keep it to warnings.
-    server = _Server("edukg", instructions=INSTRUCTIONS, version=__version__, log_level="WARNING")
+# Each tool's description, as an assistant reads it when choosing a tool.
+_DESCRIPTIONS: dict[str, str] = {
+    "find_standard_statement": (
+        "Find academic standards by code or by keywords. `code` is a case-insensitive "
+        "prefix on the statement code: '2.OA' returns 2.OA and every 2.OA.*, '3.NF.A.1' "
+        "just that standard. `keywords` matches standards whose statement contains ANY of "
+        "the words. Give one of code or keywords. Optional filters: academicSubject "
+        "(e.g. Mathematics) and jurisdiction (e.g. California, Multi-State for Common "
+        f"Core); no jurisdiction filter unless given. At most {MAX_STANDARDS} standards, "
+        "ordered by code, each with its direct sub-standards; a note says when more "
+        "matched."
+    ),
+    "find_standards_progression_from_standard": (
+        "The learning progression around a standard: direction 'backward' gives the "
+        "standards that build towards it (prerequisites), 'forward' the standards it builds "
+        f"towards. Each with code and statement; at most {MAX_LINKED}."
+    ),
+    "find_learning_components_from_standard": (
+        "The learning components (fine-grained skills) that support a standard, with "
+        f"their descriptions; at most {MAX_LINKED}."
+    ),
+    "find_misconceptions_for_standard": (
+        "Common student misconceptions for a standard, where the data has them. The "
+        "public Knowledge Graph export holds none, so this returns an empty list with "
+        "a note."
+    ),
+    "list_standards_for_mathematical_practice": (
+        "The Standards for Mathematical Practice (MP1 to MP8) in the data, with their "
+        "statements, for every jurisdiction that has them."
+    ),
+    "find_curriculum_lessons": (
+        "Find curriculum lessons by one of: caseIdentifierUUID (lessons aligned to that "
+        "standard), ordinalName ('Grade 6, Unit 2, Lesson 3'), or lessonName (words of "
+        "the lesson's name). Optional author (e.g. Illustrative Mathematics). Returns "
+        f"candidate lessons with fullOrdinalName, lessonName and lessonIdentifier; at most "
+        f"{MAX_LESSONS}."
+    ),
+    "find_materials_for_lesson": (
+        "What the data holds for a lesson and its parts: materialSource lists which, of "
+        "'lesson' (the lesson's record), 'activity' (its activities in order) and "
+        "'assessment' (its assessments). The text of student and teacher materials is "
+        "not in the public export; the result says so."
+    ),
+}
 
-    def substandards(case_uuid: str) -> list[dict[str, Any]]:
-        page = service.linked(store, case_uuid, "child", None, MAX_SUBSTANDARDS)
-        rows = [_decode(doc) for _, doc in page.rows[:MAX_SUBSTANDARDS]]
-        rows.sort(key=lambda r: _natural(r.get("statementCode")))
-        return [
-            {
-                "code": r.get("statementCode"),
-                "caseIdentifierUUID": r.get("caseIdentifierUUID"),
-                "statement": r.get("description"),
-            }
-            for r in rows
-        ]
 
-    @server.tool(
-        name="find_standard_statement",
-        description=(
-            "Find academic standards by code or by keywords. `code` is a case-insensitive "
-            "prefix on the statement code: '2.OA' returns 2.OA and every 2.OA.*, '3.NF.A.1' "
-            "just that standard. `keywords` matches standards whose statement contains ANY of "
-            "the words. Give one of code or keywords. Optional filters: academicSubject "
-            "(e.g. Mathematics) and jurisdiction (e.g. California, Multi-State for Common "
-            f"Core); no jurisdiction filter unless given. At most {MAX_STANDARDS} standards, "
-            "ordered by code, each with its direct sub-standards; a note says when more "
-            "matched."
-        ),
-    )
+class _Tools:
+    """The tools' signatures (argument names, types and limits, as the hosted server's),
+    each a thin call of the services for one store."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+
     def find_standard_statement(
+        self,
         code: Annotated[
             str | None, Field(description="statement code or code prefix", max_length=50)
         ] = None,
@@ -180,132 +162,36 @@ def build_server(store: Store) -> MCPServer:
             str | None, Field(description="e.g. California, Multi-State", max_length=100)
         ] = None,
     ) -> dict[str, Any]:
-        words = tuple(w.strip().lower() for w in keywords or () if w and w.strip())
-        if bool(code and code.strip()) == bool(words):
-            raise ToolError(
-                "Give exactly one of `code` (e.g. '3.NF.A.1') or `keywords` (a list of words)."
-            )
-        wanted = code.strip().upper() if code else None
-        query = Matching(
-            STANDARD,
-            code=wanted,
-            code_prefix=f"{wanted}." if wanted else None,  # 2.OA: itself and 2.OA.*
-            words=words,
-            subject=academicSubject,
-            jurisdiction=jurisdiction,
+        return _call(
+            assistant.find_standards, self.store, code, keywords, academicSubject, jurisdiction
         )
-        rows = service.matching(store, query, 2000)
-        records = sorted(
-            (_decode(doc) for _, doc in rows),
-            key=lambda r: (_natural(r.get("statementCode")), r["identifier"]),
-        )
-        standards = []
-        for record in records[:MAX_STANDARDS]:
-            summary = _standard_summary(record)
-            summary["subStandards"] = (
-                substandards(record["caseIdentifierUUID"]) if record.get("hasChildren") else []
-            )
-            standards.append(summary)
-        result: dict[str, Any] = {"standards": standards}
-        if len(records) > MAX_STANDARDS:
-            result["note"] = (
-                f"{len(records)}{'+' if len(rows) >= 2000 else ''} standards matched; the first "
-                f"{MAX_STANDARDS} by code are shown. Narrow the code, keywords or filters."
-            )
-        elif not standards:
-            result["note"] = "No standard matched. Try a shorter code prefix or other keywords."
-        return result
 
-    @server.tool(
-        name="find_standards_progression_from_standard",
-        description=(
-            "The learning progression around a standard: direction 'backward' gives the "
-            "standards that build towards it (prerequisites), 'forward' the standards it builds "
-            f"towards. Each with code and statement; at most {MAX_LINKED}."
-        ),
-    )
     def find_standards_progression_from_standard(
+        self,
         caseIdentifierUUID: Uuid,
         direction: Annotated[
             Literal["backward", "forward"], Field(description="backward or forward")
         ],
     ) -> dict[str, Any]:
-        relation = PREREQUISITES if direction == "backward" else BUILDS_TOWARDS
-        page = _call(service.linked, store, _uuid(caseIdentifierUUID), relation, None, MAX_LINKED)
-        linked = [_standard_summary(_decode(doc)) for _, doc in page.rows[:MAX_LINKED]]
-        linked.sort(key=lambda r: _natural(r["code"]))
-        result: dict[str, Any] = {"direction": direction, "standards": linked}
-        if len(page.rows) > MAX_LINKED:
-            result["note"] = f"More than {MAX_LINKED} standards are linked; the first are shown."
-        return result
+        return _call(assistant.progression, self.store, caseIdentifierUUID, direction)
 
-    @server.tool(
-        name="find_learning_components_from_standard",
-        description=(
-            "The learning components (fine-grained skills) that support a standard, with "
-            f"their descriptions; at most {MAX_LINKED}."
-        ),
-    )
-    def find_learning_components_from_standard(caseIdentifierUUID: Uuid) -> dict[str, Any]:
-        page = _call(service.linked, store, _uuid(caseIdentifierUUID), COMPONENTS, None, MAX_LINKED)
-        components = [
-            {"identifier": r["identifier"], "description": r.get("description")}
-            for r in (_decode(doc) for _, doc in page.rows[:MAX_LINKED])
-        ]
-        result: dict[str, Any] = {"learningComponents": components}
-        if not components:
-            result["note"] = "The data links no learning components to this standard."
-        return result
+    def find_learning_components_from_standard(self, caseIdentifierUUID: Uuid) -> dict[str, Any]:
+        return _call(assistant.learning_components, self.store, caseIdentifierUUID)
 
-    @server.tool(
-        name="find_misconceptions_for_standard",
-        description=(
-            "Common student misconceptions for a standard, where the data has them. The "
-            "public Knowledge Graph export holds none, so this returns an empty list with "
-            "a note."
-        ),
-    )
     def find_misconceptions_for_standard(
+        self,
         caseIdentifierUUID: Uuid,
         subject: Annotated[
             str | None, Field(description="e.g. Mathematics", max_length=100)
         ] = None,
     ) -> dict[str, Any]:
-        _call(service.standard, store, _uuid(caseIdentifierUUID))
-        return {
-            "misconceptions": [],
-            "note": "The loaded Knowledge Graph export contains no misconception data.",
-        }
+        return _call(assistant.misconceptions, self.store, caseIdentifierUUID)
 
-    @server.tool(
-        name="list_standards_for_mathematical_practice",
-        description=(
-            "The Standards for Mathematical Practice (MP1 to MP8) in the data, with their "
-            "statements, for every jurisdiction that has them."
-        ),
-    )
-    def list_standards_for_mathematical_practice() -> dict[str, Any]:
-        found = []
-        for n in range(1, 9):
-            for _, doc in service.matching(store, Matching(STANDARD, code=f"MP{n}"), 100):
-                found.append(_standard_summary(_decode(doc)))
-        found.sort(key=lambda r: (r["jurisdiction"] or "", _natural(r["code"])))
-        result: dict[str, Any] = {"practices": found}
-        if not found:
-            result["note"] = "The loaded data holds no Standards for Mathematical Practice."
-        return result
+    def list_standards_for_mathematical_practice(self) -> dict[str, Any]:
+        return _call(assistant.mathematical_practices, self.store)
 
-    @server.tool(
-        name="find_curriculum_lessons",
-        description=(
-            "Find curriculum lessons by one of: caseIdentifierUUID (lessons aligned to that "
-            "standard), ordinalName ('Grade 6, Unit 2, Lesson 3'), or lessonName (words of "
-            "the lesson's name). Optional author (e.g. Illustrative Mathematics). Returns "
-            f"candidate lessons with fullOrdinalName, lessonName and lessonIdentifier; at most "
-            f"{MAX_LESSONS}."
-        ),
-    )
     def find_curriculum_lessons(
+        self,
         caseIdentifierUUID: Annotated[
             str | None, Field(description="CASE UUID of a standard", max_length=36)
         ] = None,
@@ -319,54 +205,12 @@ def build_server(store: Store) -> MCPServer:
             str | None, Field(description="e.g. Illustrative Mathematics", max_length=200)
         ] = None,
     ) -> dict[str, Any]:
-        given = [x for x in (caseIdentifierUUID, ordinalName, lessonName) if x and x.strip()]
-        if len(given) != 1:
-            raise ToolError("Give exactly one of caseIdentifierUUID, ordinalName or lessonName.")
-        if caseIdentifierUUID:
-            page = _call(
-                service.aligned_to_standard, store, _uuid(caseIdentifierUUID), LESSON, None, 1000
-            )
-            rows = page.rows
-        elif lessonName:
-            rows = service.matching(
-                store, Matching(LESSON, words=(lessonName.strip().lower(),)), 1000
-            )
-        else:
-            rows = _lessons_by_ordinal(store, ordinalName or "")
-        lessons = []
-        for _, doc in rows:
-            record = _decode(doc)
-            if author and (record.get("author") or "").lower() != author.strip().lower():
-                continue
-            lessons.append(
-                {
-                    "fullOrdinalName": service.lesson_full_ordinal_name(
-                        store, record["identifier"]
-                    ),
-                    "lessonName": record.get("name"),
-                    "lessonIdentifier": record["identifier"],
-                    "courseCode": record.get("courseCode"),
-                    "author": record.get("author"),
-                }
-            )
-        lessons.sort(key=lambda r: _natural(r["fullOrdinalName"]))
-        result: dict[str, Any] = {"lessons": lessons[:MAX_LESSONS]}
-        if len(lessons) > MAX_LESSONS:
-            result["note"] = f"{len(lessons)} lessons matched; the first {MAX_LESSONS} are shown."
-        elif not lessons:
-            result["note"] = "No lesson matched."
-        return result
+        return _call(
+            assistant.find_lessons, self.store, caseIdentifierUUID, ordinalName, lessonName, author
+        )
 
-    @server.tool(
-        name="find_materials_for_lesson",
-        description=(
-            "What the data holds for a lesson and its parts: materialSource lists which, of "
-            "'lesson' (the lesson's record), 'activity' (its activities in order) and "
-            "'assessment' (its assessments). The text of student and teacher materials is "
-            "not in the public export; the result says so."
-        ),
-    )
     def find_materials_for_lesson(
+        self,
         lessonIdentifier: Annotated[
             str,
             Field(
@@ -378,52 +222,17 @@ def build_server(store: Store) -> MCPServer:
             Field(description="any of lesson, activity, assessment", min_length=1),
         ],
     ) -> dict[str, Any]:
-        lesson = _call(service.curriculum_record, store, LESSON, lessonIdentifier)
-        result: dict[str, Any] = {
-            "lessonIdentifier": lessonIdentifier,
-            "fullOrdinalName": service.lesson_full_ordinal_name(store, lessonIdentifier),
-        }
-        if "lesson" in materialSource:
-            result["lesson"] = _decode(lesson.doc)
-        if "activity" in materialSource:
-            page = service.lesson_activities(store, lessonIdentifier, None, 200)
-            result["activities"] = [_decode(doc) for _, doc in page.rows[:200]]
-        if "assessment" in materialSource:
-            page = service.lesson_assessments(store, lessonIdentifier, None, 200)
-            result["assessments"] = [_decode(doc) for _, doc in page.rows[:200]]
-        result["note"] = (
-            "Materials text (student pages, teacher guides) is not part of the public "
-            "Knowledge Graph export; these are the records it holds for the lesson."
-        )
-        return result
+        return _call(assistant.lesson_materials, self.store, lessonIdentifier, list(materialSource))
 
+
+def build_server(store: Store) -> MCPServer:
+    """The MCP server over `store`, with the hosted server's tools."""
+    # log_level: the SDK configures root logging when none is set up; keep it to warnings.
+    server = _Server("edukg", instructions=INSTRUCTIONS, version=__version__, log_level="WARNING")
+    tools = _Tools(store)
+    for name, description in _DESCRIPTIONS.items():
+        server.tool(name=name, description=description)(getattr(tools, name))
     return server
-
-
-def _lessons_by_ordinal(store: Store, ordinal: str) -> list[tuple[str, bytes]]:
-    """Lessons for "Grade 6, Unit 2, Lesson 3": exact first, else same grade and lesson number."""
-    match = _ORDINAL.match(ordinal)
-    if not match:
-        raise ToolError(
-            "ordinalName looks like 'Grade 6, Unit 2, Lesson 3' (the unit is optional)."
-        )
-    grade, unit, lesson = match.groups()
-    grade_part = (
-        f"GRADE {grade.upper()}" if not grade.lower().startswith("grade") else grade.upper()
-    )
-    if unit:
-        exact = f"{grade_part}, UNIT {unit.upper()}, LESSON {lesson.upper()}"
-        rows = service.matching(store, Matching(LESSON, code=exact), MAX_LESSONS + 1)
-        if rows:
-            return rows
-    candidates = service.matching(store, Matching(LESSON, code_prefix=f"{grade_part},"), 5000)
-    suffix = f"LESSON {lesson.upper()}"
-    out = []
-    for row in candidates:
-        full = service.lesson_full_ordinal_name(store, row[0]) or ""
-        if full.upper().endswith(", " + suffix):
-            out.append(row)
-    return out
 
 
 def streamable_http_app(server: MCPServer) -> Any:

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from edukg.model.contract import ENUMS
 from edukg.model.errors import ValidationError
+from edukg.model.vocabulary import UUID_EXAMPLE, UUID_PATTERN
 
-_UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
-UUID_EXAMPLE = "6bd8552e-6f8f-4538-bf33-d016ac080178"
 _INTEGER = re.compile(r"[+-]?[0-9]{1,12}")
 _NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]{1,3})?")
 MAX_VALUE_LENGTH = 2000  # no legitimate value is longer; longer ones are refused early
@@ -64,54 +64,82 @@ def _convert(param: Param, raw: str) -> Any:
             f"Invalid value for {param.name}: too long or holds a NUL character.",
             {"parameter": param.name},
         )
-    kind = param.kind
-    if kind == "uuid":
-        if not _UUID.match(raw):
-            raise ValidationError(
-                f'{param.uuid_message} (valid format looks like "{UUID_EXAMPLE}")',
-                {"parameter": param.name, "value": raw[:100]},
-            )
-        return raw.lower()
-    if kind == "enum":
-        allowed = ENUMS[param.enum or ""]
-        if raw not in allowed:
-            shown = ", ".join(f"'{v}'" for v in allowed[:14])
-            more = " ..." if len(allowed) > 14 else ""
-            raise ValidationError(
-                f"Invalid value for {param.name}: {raw[:100]!r}. Input should be {shown}{more}",
-                {"parameter": param.name, "allowed": list(allowed)},
-            )
-        return raw
-    if kind == "integer":
-        if not _INTEGER.fullmatch(raw):
-            raise _range_error(param, raw, "an integer")
-        value: float = int(raw)
-    elif kind == "number":
-        # float() and int() take any script's digits ("١٠"); the API takes ASCII only.
-        if not _NUMBER.fullmatch(raw):
-            raise _range_error(param, raw, "a number")
-        value = float(raw)
-        if not math.isfinite(value):
-            raise _range_error(param, raw, "a finite number")
-    elif kind == "boolean":
-        if raw.lower() not in ("true", "false"):
-            raise ValidationError(
-                f"Invalid value for {param.name}: {raw[:100]!r}. Input should be true or false",
-                {"parameter": param.name},
-            )
-        return raw.lower() == "true"
-    else:
-        if param.max_length is not None and len(raw) > param.max_length:
-            raise ValidationError(
-                f"{param.name} is longer than {param.max_length} characters",
-                {"parameter": param.name},
-            )
-        return raw
+    return _CONVERTERS.get(param.kind, _text)(param, raw)
+
+
+_N = TypeVar("_N", int, float)
+
+
+def _uuid(param: Param, raw: str) -> str:
+    if not UUID_PATTERN.match(raw):
+        raise ValidationError(
+            f'{param.uuid_message} (valid format looks like "{UUID_EXAMPLE}")',
+            {"parameter": param.name, "value": raw[:100]},
+        )
+    return raw.lower()
+
+
+def _enum(param: Param, raw: str) -> str:
+    allowed = ENUMS[param.enum or ""]
+    if raw not in allowed:
+        shown = ", ".join(f"'{v}'" for v in allowed[:14])
+        more = " ..." if len(allowed) > 14 else ""
+        raise ValidationError(
+            f"Invalid value for {param.name}: {raw[:100]!r}. Input should be {shown}{more}",
+            {"parameter": param.name, "allowed": list(allowed)},
+        )
+    return raw
+
+
+def _integer(param: Param, raw: str) -> int:
+    if not _INTEGER.fullmatch(raw):
+        raise _range_error(param, raw, "an integer")
+    return _in_range(param, raw, int(raw))
+
+
+def _number(param: Param, raw: str) -> float:
+    # float() and int() take any script's digits ("١٠"); the API takes ASCII only.
+    if not _NUMBER.fullmatch(raw):
+        raise _range_error(param, raw, "a number")
+    value = float(raw)
+    if not math.isfinite(value):
+        raise _range_error(param, raw, "a finite number")
+    return _in_range(param, raw, value)
+
+
+def _in_range(param: Param, raw: str, value: _N) -> _N:
     if (param.minimum is not None and value < param.minimum) or (
         param.maximum is not None and value > param.maximum
     ):
         raise _range_error(param, raw, "a number")
     return value
+
+
+def _boolean(param: Param, raw: str) -> bool:
+    if raw.lower() not in ("true", "false"):
+        raise ValidationError(
+            f"Invalid value for {param.name}: {raw[:100]!r}. Input should be true or false",
+            {"parameter": param.name},
+        )
+    return raw.lower() == "true"
+
+
+def _text(param: Param, raw: str) -> str:
+    if param.max_length is not None and len(raw) > param.max_length:
+        raise ValidationError(
+            f"{param.name} is longer than {param.max_length} characters",
+            {"parameter": param.name},
+        )
+    return raw
+
+
+_CONVERTERS: dict[str, Callable[[Param, str], Any]] = {
+    "uuid": _uuid,
+    "enum": _enum,
+    "integer": _integer,
+    "number": _number,
+    "boolean": _boolean,
+}
 
 
 def _range_error(param: Param, raw: str, what: str) -> ValidationError:

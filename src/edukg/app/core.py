@@ -49,6 +49,7 @@ from edukg.model.errors import (
     error_body,
 )
 from edukg.services import graph as service
+from edukg.services import search as searching
 from edukg.store import KeyStore, Store, is_postgres, open_key_store, open_store
 from edukg.store.base import DataInfo, Principal, StoreUnavailable
 
@@ -97,6 +98,7 @@ class EdukgApp:
             *security_headers(self._docs_bytes),
         ]
         self.explorer = Explorer(settings.base_path)
+        self._fixed = self._fixed_routes()
         # Private: responses sit behind a key, so shared caches must not keep them.
         self._cache_control = f"private, max-age={settings.cache_max_age}".encode()
         self.responses = ResponseCache(settings.response_cache_mb * 1024 * 1024)
@@ -193,47 +195,59 @@ class EdukgApp:
 
     def _respond(self, scope: Scope, extra: Headers, who: list[str]) -> Response | _Pending:
         path: str = scope["path"]
-        method: str = scope["method"]
         _check_sizes(scope)
         if self.router.under_base(path):
-            if method not in ("GET", "HEAD"):
-                extra.append(_ALLOW_READS)
-                raise MethodNotAllowedError(f"{method} is not allowed: this API is read-only.")
-            principal = self._authenticate(scope)
-            who.append(principal.name)
-            matched = self.router.match(path)
-            if matched is None:
-                self._limit(principal, extra)
-                raise NotFoundError(f"No operation at {path}. See /openapi.json for the API.")
-            op, path_params = matched
-            try:
-                values = self._parsed(op, scope, path_params)
-            except ApiError:
-                self._limit(principal, extra)  # a bad request costs a token too
-                raise
-            cost = request_cost(op, values)
-            self._limit(principal, extra, cost)
-            answer = self._data(op, values, scope)
-            if isinstance(answer, _Pending) and cost == 1:  # cheap: right here
-                answer = self._complete(answer, *self._build(answer))
-            self._confirm()  # after the reads, which may have brought the key revision
-            return answer
-        if method not in ("GET", "HEAD"):
+            return self._respond_api(scope, extra, who)
+        if scope["method"] not in ("GET", "HEAD"):
             extra.append(_ALLOW_READS)
-            raise MethodNotAllowedError(f"{method} is not allowed here.")
-        if path == "/healthz":
-            return self._health(scope)
-        if path == "/readyz":
-            return self._ready()
-        if path == "/openapi.json":
-            return 200, self._openapi_bytes, [_JSON]
-        if path in ("/docs", "/docs/"):
-            return 200, self._docs_bytes, self._docs_headers
+            raise MethodNotAllowedError(f"{scope['method']} is not allowed here.")
+        fixed = self._fixed.get(path)
+        if fixed is not None:
+            return fixed(scope)
         if Explorer.owns(path):
             page = self.explorer.respond(path)
             if page is not None:
                 return page
         raise NotFoundError(f"Nothing at {path}. The API lives under {self.router.base_path}/.")
+
+    def _respond_api(self, scope: Scope, extra: Headers, who: list[str]) -> Response | _Pending:
+        """An operation of the API: key, rate limit, parameters, then the data."""
+        path: str = scope["path"]
+        method: str = scope["method"]
+        if method not in ("GET", "HEAD"):
+            extra.append(_ALLOW_READS)
+            raise MethodNotAllowedError(f"{method} is not allowed: this API is read-only.")
+        principal = self._authenticate(scope)
+        who.append(principal.name)
+        matched = self.router.match(path)
+        if matched is None:
+            self._limit(principal, extra)
+            raise NotFoundError(f"No operation at {path}. See /openapi.json for the API.")
+        op, path_params = matched
+        try:
+            values = self._parsed(op, scope, path_params)
+        except ApiError:
+            self._limit(principal, extra)  # a bad request costs a token too
+            raise
+        cost = request_cost(op, values)
+        self._limit(principal, extra, cost)
+        answer = self._data(op, values, scope)
+        if isinstance(answer, _Pending) and cost == 1:  # cheap: right here
+            answer = self._complete(answer, *self._build(answer))
+        self._confirm()  # after the reads, which may have brought the key revision
+        return answer
+
+    def _fixed_routes(self) -> dict[str, Callable[[Scope], Response]]:
+        """The paths outside the API's base path that answer one fixed thing."""
+        docs: Response = (200, self._docs_bytes, self._docs_headers)
+        openapi: Response = (200, self._openapi_bytes, [_JSON])
+        return {
+            "/healthz": self._health,
+            "/readyz": lambda _scope: self._ready(),
+            "/openapi.json": lambda _scope: openapi,
+            "/docs": lambda _scope: docs,
+            "/docs/": lambda _scope: docs,
+        }
 
     def _parsed(self, op: Operation, scope: Scope, path: dict[str, str]) -> dict[str, Any]:
         """Validated values, remembered for recent URLs (a few thousand, oldest out):
@@ -255,7 +269,7 @@ class EdukgApp:
         gz = caching.wants_gzip(scope)
         version = info.content_id
         if "Search" in op.tags:  # the same data answers differently once it is indexed
-            version += ":" + service.search_ranking(self.store)
+            version += ":" + searching.search_ranking(self.store)
         # Keyed by what the handler reads, so parameters it ignores make no new entry.
         tag = caching.etag(
             version, op.operation_id, values, caching.GZIP_TAG if gz else b"identity"
@@ -426,7 +440,7 @@ class EdukgApp:
                 "rateLimiter": self.limiter.status(),
                 "responseCache": self.responses.status(),
                 "expensiveWork": self.work.status(),
-                "search": service.search_mode(self.store),
+                "search": searching.search_mode(self.store),
             }
         body = orjson.dumps(health)
         return 200, body, [_JSON, (b"x-data-version", info.data_version.encode())]

@@ -3,6 +3,7 @@ masks, and the names of the lists that derivations produce and services read."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from edukg.model.contract import GRADE_LEVELS
@@ -46,3 +47,10 @@ def grade_mask(grades: list[Any] | None) -> int:
     for grade in grades or ():
         mask |= _GRADE_BITS.get(str(grade), 0)
     return mask
+
+
+# CASE identifiers: UUIDs in their text form, any case.
+UUID_PATTERN = re.compile(
+    r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"
+)
+UUID_EXAMPLE = "6bd8552e-6f8f-4538-bf33-d016ac080178"

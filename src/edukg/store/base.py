@@ -109,6 +109,8 @@ class Matching:
     words: tuple[str, ...] = ()
     subject: str | None = None
     jurisdiction: str | None = None
+    statement_type: str | None = None
+    grades_mask: int = 0
 
 
 Query = Members | Linked | Listed | OfKind | Matching

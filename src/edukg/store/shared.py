@@ -17,6 +17,7 @@ from edukg.store.base import (
     Listed,
     Matching,
     Members,
+    OfKind,
     Query,
     Search,
 )
@@ -101,87 +102,116 @@ def page_sql(
     The same statement serves SQLite (`?`) and PostgreSQL (`%s`, tables in the loaded
     version's schema); identifiers compare in byte order on both.
     """
-    where: list[str]
-    params: list[object]
-    if isinstance(query, Members):
-        where, params = ["m.framework = ?", "m.identifier > ?"], [query.framework, after]
-        if query.grades_mask:
-            where.append("(m.grades & ?) != 0")
-            params.append(query.grades_mask)
-        if query.subject is not None:
-            where.append("m.subject = ?")
-            params.append(query.subject)
-        if query.statement_type is not None:
-            where.append("m.stmt_type = ?")
-            params.append(query.statement_type)
-        # Each record fetched by key once the page is known (membership is made from
-        # docs, so every member has one): a join lets PostgreSQL's planner merge-scan the
-        # whole records table for a page of 100 (measured 3.4 ms against 0.4 ms).
-        sql = (
-            "SELECT m.identifier, (SELECT d.doc FROM docs d WHERE d.identifier = m.identifier)"
-            f" FROM membership m WHERE {' AND '.join(where)} ORDER BY m.identifier LIMIT ?"
-        )
-    elif isinstance(query, Linked):
-        sql = (
-            "SELECT l.other, d.doc FROM links l JOIN docs d ON d.identifier = l.other"
-            " WHERE l.relation = ? AND l.node = ? AND l.other > ? ORDER BY l.other LIMIT ?"
-        )
-        params = [query.relation, query.node, after]
-    elif isinstance(query, Matching):
-        where, params = ["kind = ?", "identifier > ?"], [query.kind, after]
-        codes: list[str] = []
-        if query.code is not None:  # the statement code or its alternate (1.NBT.1)
-            codes.append("code = ? OR alt_code = ?")
-            params.extend((query.code, query.code))
-        if query.code_prefix:
-            codes.append("(code >= ? AND code < ?)")
-            params.extend((query.code_prefix, _successor(query.code_prefix)))
-        if codes:
-            where.append("(" + " OR ".join(codes) + ")")
-        if query.words:
-            where.append("(" + " OR ".join("text LIKE ? ESCAPE '!'" for _ in query.words) + ")")
-            params.extend(f"%{_escape_like(w)}%" for w in query.words)
-        _equal(where, params, subject=query.subject, jurisdiction=query.jurisdiction)
-        sql = (
-            f"SELECT identifier, doc FROM docs WHERE {' AND '.join(where)}"
-            " ORDER BY identifier LIMIT ?"
-        )
-    elif isinstance(query, Listed):
-        where = ["relation = ?", "node = ?", "sort_key > ?"]
-        params = [query.relation, query.node, after]
-        if query.label is not None:
-            where.append("label = ?")
-            params.append(query.label)
-        if query.min_score is not None:
-            where.append("score >= ?")
-            params.append(query.min_score)
-        sql = (
-            f"SELECT sort_key, doc FROM rows WHERE {' AND '.join(where)} ORDER BY sort_key LIMIT ?"
-        )
-    else:
-        where, params = ["kind = ?", "identifier > ?"], [query.kind, after]
-        _equal(
-            where,
-            params,
-            subject=query.subject,
-            jurisdiction=query.jurisdiction,
-            adoption=query.adoption_status,
-        )
-        if query.current_only:
-            where.append("is_current = 1")
-        sql = (
-            f"SELECT identifier, doc FROM docs WHERE {' AND '.join(where)}"
-            " ORDER BY identifier LIMIT ?"
-        )
+    build = _PAGE_BUILDERS[type(query)]
+    sql, params = build(query, _Where(mark, after), prefix)
     params.append(limit)
-    sql = sql.replace(" FROM membership ", f" FROM {prefix}membership ")
-    sql = sql.replace(" JOIN docs ", f" JOIN {prefix}docs ").replace(
-        " FROM docs ", f" FROM {prefix}docs "
-    )
-    sql = sql.replace(" FROM links ", f" FROM {prefix}links ").replace(
-        " FROM rows ", f" FROM {prefix}rows "
-    )
-    return sql.replace("?", mark), params
+    return sql, params
+
+
+class _Where:
+    """Conditions and their parameters, written with the backend's parameter mark."""
+
+    def __init__(self, mark: str, after: str) -> None:
+        self.m = mark
+        self.after = after
+        self.terms: list[str] = []
+        self.params: list[object] = []
+
+    def add(self, term: str, *values: object) -> None:
+        """`term` holds one `{m}` per value."""
+        self.terms.append(term.format(m=self.m))
+        self.params.extend(values)
+
+    def equal(self, column_prefix: str = "", **columns: object) -> None:
+        """`column = value` for each given (not None) value."""
+        for column, value in columns.items():
+            if value is not None:
+                self.add(f"{column_prefix}{column} = {{m}}", value)
+
+    def sql(self) -> str:
+        return " AND ".join(self.terms)
+
+
+def _members_sql(query: Members, w: _Where, p: str) -> tuple[str, list[object]]:
+    w.add("m.framework = {m}", query.framework)
+    w.add("m.identifier > {m}", w.after)
+    if query.grades_mask:
+        w.add("(m.grades & {m}) != 0", query.grades_mask)
+    w.equal("m.", subject=query.subject, stmt_type=query.statement_type)
+    # Each record fetched by key once the page is known (membership is made from docs, so
+    # every member has one): a join lets PostgreSQL's planner merge-scan the whole records
+    # table for a page of 100 (measured 3.4 ms against 0.4 ms).
+    return (
+        f"SELECT m.identifier, (SELECT d.doc FROM {p}docs d WHERE d.identifier = m.identifier)"
+        f" FROM {p}membership m WHERE {w.sql()} ORDER BY m.identifier LIMIT {w.m}"
+    ), w.params
+
+
+def _linked_sql(query: Linked, w: _Where, p: str) -> tuple[str, list[object]]:
+    w.add("l.relation = {m}", query.relation)
+    w.add("l.node = {m}", query.node)
+    w.add("l.other > {m}", w.after)
+    return (
+        f"SELECT l.other, d.doc FROM {p}links l JOIN {p}docs d ON d.identifier = l.other"
+        f" WHERE {w.sql()} ORDER BY l.other LIMIT {w.m}"
+    ), w.params
+
+
+def _matching_sql(query: Matching, w: _Where, p: str) -> tuple[str, list[object]]:
+    w.add("kind = {m}", query.kind)
+    w.add("identifier > {m}", w.after)
+    m, codes, values = w.m, [], []
+    if query.code is not None:  # the statement code or its alternate (1.NBT.1)
+        codes.append(f"code = {m} OR alt_code = {m}")
+        values += [query.code, query.code]
+    if query.code_prefix:
+        codes.append(f"(code >= {m} AND code < {m})")
+        values += [query.code_prefix, _successor(query.code_prefix)]
+    if query.words:
+        w.terms.append("(" + " OR ".join(f"text LIKE {m} ESCAPE '!'" for _ in query.words) + ")")
+        values += [f"%{_escape_like(word)}%" for word in query.words]
+    if codes:
+        w.terms.insert(2, "(" + " OR ".join(codes) + ")")
+    w.params.extend(values)
+    w.equal(subject=query.subject, jurisdiction=query.jurisdiction)
+    w.equal(stmt_type=query.statement_type)
+    if query.grades_mask:
+        w.add("(grades & {m}) != 0", query.grades_mask)
+    return (
+        f"SELECT identifier, doc FROM {p}docs WHERE {w.sql()} ORDER BY identifier LIMIT {w.m}"
+    ), w.params
+
+
+def _listed_sql(query: Listed, w: _Where, p: str) -> tuple[str, list[object]]:
+    w.add("relation = {m}", query.relation)
+    w.add("node = {m}", query.node)
+    w.add("sort_key > {m}", w.after)
+    w.equal(label=query.label)
+    if query.min_score is not None:
+        w.add("score >= {m}", query.min_score)
+    return (
+        f"SELECT sort_key, doc FROM {p}rows WHERE {w.sql()} ORDER BY sort_key LIMIT {w.m}"
+    ), w.params
+
+
+def _of_kind_sql(query: OfKind, w: _Where, p: str) -> tuple[str, list[object]]:
+    w.add("kind = {m}", query.kind)
+    w.add("identifier > {m}", w.after)
+    w.equal(subject=query.subject, jurisdiction=query.jurisdiction, adoption=query.adoption_status)
+    if query.current_only:
+        w.add("is_current = 1")
+    return (
+        f"SELECT identifier, doc FROM {p}docs WHERE {w.sql()} ORDER BY identifier LIMIT {w.m}"
+    ), w.params
+
+
+_PAGE_BUILDERS: dict[type, Any] = {
+    Members: _members_sql,
+    Linked: _linked_sql,
+    Matching: _matching_sql,
+    Listed: _listed_sql,
+    OfKind: _of_kind_sql,
+}
 
 
 def _successor(prefix: str) -> str:
@@ -232,27 +262,17 @@ CREATE UNIQUE INDEX semantic_row ON semantic (row)
 """
 
 
-def search_filters(query: Search, mark: str = "?") -> tuple[str, list[object]]:
-    """The WHERE conditions on `docs d` that a search applies before ranking."""
-    where: list[str] = ["d.kind = ?"]
-    params: list[object] = [query.kind]
-    _equal(
-        where,
-        params,
-        prefix="d.",
+def search_filters(query: Search, mark: str = "?", prefix: str = "d.") -> tuple[str, list[object]]:
+    """The WHERE conditions on the records (`prefix`: their alias and a dot, or "") that a
+    search applies before ranking."""
+    w = _Where(mark, "")
+    w.add(f"{prefix}kind = {{m}}", query.kind)
+    w.equal(
+        prefix,
         jurisdiction=query.jurisdiction,
         subject=query.subject,
         stmt_type=query.statement_type,
     )
     if query.grades_mask:
-        where.append("(d.grades & ?) != 0")
-        params.append(query.grades_mask)
-    return " AND ".join(where).replace("?", mark), params
-
-
-def _equal(where: list[str], params: list[object], prefix: str = "", **columns: object) -> None:
-    """Add `column = ?` for each given (not None) filter value."""
-    for column, value in columns.items():
-        if value is not None:
-            where.append(f"{prefix}{column} = ?")
-            params.append(value)
+        w.add(f"({prefix}grades & {{m}}) != 0", query.grades_mask)
+    return w.sql(), w.params

@@ -187,10 +187,10 @@ class SqliteStore:
             return []
         words = " OR ".join(f'"{w}"' for w in query.words)
         match = f"{scope_match(query)} AND ({words})"
-        where, params = search_filters(query)
+        where, params = search_filters(query, prefix="")
         hits = conn.execute(
             "SELECT identifier, -bm25(search, 0, 0, 0, 0, 0, 0, 0, 1) AS relevance FROM search"
-            f" WHERE search MATCH ? AND {where.replace('d.', '')}"
+            f" WHERE search MATCH ? AND {where}"
             " ORDER BY relevance DESC, identifier LIMIT ?",
             [match, *params, limit],
         ).fetchall()

@@ -7,7 +7,7 @@ from typing import Any
 from edukg.adapters.params import GRADE_LEVEL, SUBJECT, Param
 from edukg.adapters.rest.base import Call, Operation
 from edukg.model.vocabulary import STANDARD, grade_mask
-from edukg.services import graph as service
+from edukg.services import search as searching
 from edukg.store.base import Search
 
 SEARCH_LIMIT = Param(
@@ -55,20 +55,22 @@ def _standards(call: Call) -> bytes:
         statement_type=v["normalizedStatementType"],
         grades_mask=grade_mask(v["gradeLevel"]),
     )
-    docs = service.search_standards(call.store, v["query"], v["statementCode"], filters, v["limit"])
+    docs = searching.search_standards(
+        call.store, v["query"], v["statementCode"], filters, v["limit"]
+    )
     return _array(docs)
 
 
 def _components(call: Call) -> bytes:
     v = call.values
     return _array(
-        service.search_components(call.store, v["query"], v["academicSubject"], v["limit"])
+        searching.search_components(call.store, v["query"], v["academicSubject"], v["limit"])
     )
 
 
 def _skills(call: Call) -> bytes:
     v = call.values
-    docs = service.search_skills(
+    docs = searching.search_skills(
         call.store, v["query"], v["statementCode"], v["normalizedStatementType"], v["limit"]
     )
     return _array(docs)

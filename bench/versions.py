@@ -1,0 +1,109 @@
+"""Before and after: the serve and load figures of an earlier revision against this tree.
+
+    python bench/versions.py REV [--export DIR] [--rounds 3] [--seconds 8]
+
+Checks REV out into a temporary worktree and runs both versions from the same virtual
+environment (each with its own `src` first on PYTHONPATH), alternating them round by
+round so that a noisy machine weighs on both alike; prints medians and after/before
+ratios. Serve: one worker pinned to core 0, wrk on core 1, 32 connections, the request
+mix of bench/serve.py, with the response cache off (the database path) and on. Load:
+`edukg load --no-index` of the export into a fresh directory. Needs wrk and taskset.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench"))
+
+from serve import free_port, mix, wait_port, wrk  # noqa: E402
+
+
+def _env(src: Path) -> dict[str, str]:
+    return {**os.environ, "PYTHONPATH": str(src)}
+
+
+def _cli(src: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "edukg.cli", *args],
+        env=_env(src),
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+
+
+def _load_seconds(src: Path, export: Path) -> float:
+    with tempfile.TemporaryDirectory() as tmp:
+        started = time.perf_counter()
+        _cli(src, "load", str(export), "--db", str(Path(tmp) / "bench.db"), "--no-index")
+        return time.perf_counter() - started
+
+
+def _serve_rps(src: Path, db: str, key: str, paths: list[str], seconds: int, cache: bool) -> float:
+    port = free_port()
+    extra = [] if cache else ["--response-cache-mb", "0"]
+    proc = subprocess.Popen(
+        ["taskset", "-c", "0", sys.executable, "-m", "edukg.cli", "serve", "--db", db,
+         "--port", str(port), "--no-access-log", *extra],
+        env=_env(src), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        wait_port(port)
+        return wrk(f"http://127.0.0.1:{port}", paths, {"x-api-key": key}, seconds)["rps"]
+    finally:
+        proc.terminate()
+        proc.wait()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("rev", help="the earlier revision (a commit, tag or branch)")
+    parser.add_argument("--export", default=str(ROOT / ".bench" / "export"))
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--seconds", type=int, default=8)
+    args = parser.parse_args()
+    export = Path(args.export)
+    with tempfile.TemporaryDirectory() as tmp:
+        before = Path(tmp) / "before"
+        subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "-q", "--detach", str(before),
+                        args.rev], check=True)  # fmt: skip
+        try:
+            versions = {"before": before / "src", "after": ROOT / "src"}
+            db = str(Path(tmp) / "serve.db")
+            _cli(versions["after"], "load", str(export), "--db", db, "--no-index")
+            key = _cli(versions["after"], "keys", "create", "bench", "--rate", "0", "--db", db)
+            token = key.stdout.splitlines()[-1]
+            paths = [path for _, weight, path, _ in mix(db) for _ in range(weight)]
+            figures: dict[str, dict[str, list[float]]] = {v: {} for v in versions}
+            for n in range(args.rounds):
+                order = list(versions) if n % 2 == 0 else list(reversed(versions))
+                for name in order:
+                    src, row = versions[name], figures[name]
+                    row.setdefault("load s", []).append(_load_seconds(src, export))
+                    for cache in (False, True):
+                        label = "serve req/s, cache " + ("on" if cache else "off")
+                        rps = _serve_rps(src, db, token, paths, args.seconds, cache)
+                        row.setdefault(label, []).append(rps)
+                print(f"round {n + 1}: {figures}", file=sys.stderr)
+        finally:
+            subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(before)],
+                           check=False)  # fmt: skip
+    print(f"{'median of ' + str(args.rounds):<28}{'before':>12}{'after':>12}{'after/before':>14}")
+    for label in figures["before"]:
+        b = statistics.median(figures["before"][label])
+        a = statistics.median(figures["after"][label])
+        print(f"{label:<28}{b:>12.1f}{a:>12.1f}{a / b:>14.3f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

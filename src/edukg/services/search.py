@@ -1,0 +1,262 @@
+"""Search by words, by code and by meaning, for standards, components and skills.
+
+Lexical ranking is the store's (BM25 on SQLite's FTS5, ts_rank_cd on PostgreSQL); where
+the loaded version has a semantic index, dense embeddings are fused with it by
+reciprocal rank. A statement code typed as the query is found first, exactly.
+"""
+
+from __future__ import annotations
+
+import re
+
+import orjson
+
+from edukg.model.embedding import INSTALL_MODEL
+from edukg.model.errors import ValidationError
+from edukg.model.vocabulary import COMPONENT, SKILL, STANDARD
+from edukg.services import rank
+from edukg.store.base import Matching, Row, Search, Store
+
+# Search: lexical (BM25 on SQLite's FTS5, ts_rank_cd on PostgreSQL), fused with dense
+# embeddings by reciprocal rank where the loaded version has a semantic index
+
+_WORD = re.compile(r"\w+")
+# Words too common to rank by: matching them would touch nearly every record.
+STOPWORDS = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "by",
+        "for",
+        "from",
+        "has",
+        "have",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "of",
+        "on",
+        "or",
+        "that",
+        "the",
+        "their",
+        "them",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "to",
+        "was",
+        "were",
+        "which",
+        "will",
+        "with",
+        "within",
+        "without",
+    ]
+)
+_CODE_PART = re.compile(r"[A-Za-z0-9]+")
+_LETTERS_OR_DIGITS = re.compile(r"[A-Za-z]+|[0-9]+")
+MAX_WORDS = 32
+
+
+def _relevance_score(relevance: float) -> float:
+    """A monotone map of a backend's relevance onto (0, 1), below an exact code's 1.0."""
+    return round(min(0.9999, relevance / (relevance + 1.0)), 4)
+
+
+def _with_score(doc: bytes, score: float) -> bytes:
+    return doc[:-1] + b',"score":' + orjson.dumps(score) + b"}"
+
+
+def _code_candidates(query: str) -> list[str]:
+    """Codes a code-like query may mean, most literal first.
+
+    "3.nf.a.1" -> 3.NF.A.1; "rl 4 3" -> RL.4.3; "5nbt7" and "5.NBT.7" (the cluster left
+    out, as teachers often write it) -> 5.NBT.A.7, 5.NBT.B.7, ...; "hsa sse b 3 b" ->
+    HSA-SSE.B.3.B.
+    """
+    if len(query) > 24 or not any(c.isdigit() for c in query):
+        return []
+    parts = _CODE_PART.findall(query)
+    if not parts or len(parts) > 6:
+        return []
+    # "5nbt7": runs of letters and of digits are parts too.
+    pieces = [p for part in parts for p in _LETTERS_OR_DIGITS.findall(part)]
+    plain = re.sub(r"\s+", ".", query.strip()).upper()
+    out = [plain, ".".join(parts).upper(), ".".join(pieces).upper()]
+    upper = [p.upper() for p in pieces]
+    if upper[0].startswith("HS") and len(upper) > 1:  # HSA-SSE.B.3: a dash after the category
+        out.append(f"{upper[0]}-{'.'.join(upper[1:])}")
+    if (
+        len(upper) in (3, 4)
+        and (upper[0].isdigit() or upper[0] == "K")
+        and upper[1].isalpha()
+        and upper[2].isdigit()
+    ):
+        rest = ".".join(upper[2:])
+        out.extend(f"{upper[0]}.{upper[1]}.{cluster}.{rest}" for cluster in "ABCDEFG")
+    return list(dict.fromkeys(out))
+
+
+def _exclusive(query: str | None, code: str | None) -> None:
+    if (query is None) == (code is None):
+        raise ValidationError(
+            "Provide exactly one of `query` (words) or `statementCode` (an exact code).",
+            {"parameters": ["query", "statementCode"]},
+        )
+
+
+def _search(
+    store: Store,
+    kind: str,
+    query: str,
+    filters: Search,
+    codes: bool,
+    limit: int,
+    mode: str = "hybrid",
+) -> list[bytes]:
+    out: dict[str, bytes] = {}
+    if codes:
+        for code in _code_candidates(query):
+            for identifier, doc in _code_hits(store, kind, code, filters, limit):
+                out.setdefault(identifier, _with_score(doc, 1.0))
+    if len(out) >= limit:
+        return list(out.values())[:limit]
+    found = _WORD.findall(query.lower())
+    words = tuple(dict.fromkeys(w for w in found if w not in STOPWORDS))[:MAX_WORDS]
+    search = Search(kind, words, filters.jurisdiction, filters.subject,
+                    filters.statement_type, filters.grades_mask)  # fmt: skip
+    pool = max(rank.POOL, limit)
+    candidates = store.candidates(search) if mode != "lexical" and query.strip() else None
+    # Embed the query on a helper thread while the full-text query runs here.
+    vector = rank.query_vector_soon(query) if candidates is not None else None
+    lexical = store.search(search, pool) if words and mode != "dense" else []
+    dense = None
+    if candidates is not None and vector is not None and vector.result() is not None:
+        dense = rank.nearest(candidates, vector.result(), pool)
+    if dense is None:  # no semantic index: lexical ranking alone
+        for identifier, doc, relevance in lexical[:limit]:
+            out.setdefault(identifier, _with_score(doc, _relevance_score(relevance)))
+    else:
+        _fused(store, kind, lexical, dense, out, limit)
+    return list(out.values())[:limit]
+
+
+def _fused(
+    store: Store,
+    kind: str,
+    lexical: list[tuple[str, bytes, float]],
+    dense: list[tuple[str, float]],
+    out: dict[str, bytes],
+    limit: int,
+) -> None:
+    """Add the reciprocal-rank fusion of both rankings to `out`, up to `limit` records."""
+    docs = {identifier: doc for identifier, doc, _ in lexical}
+    for identifier, score in rank.fuse([i for i, _, _ in lexical], [i for i, _ in dense]):
+        if len(out) >= limit:
+            break
+        if identifier in out:
+            continue
+        hit = docs.get(identifier)
+        if hit is None:
+            record = store.by_identifier(identifier, kind)
+            if record is None:
+                continue
+            hit = record.doc
+        out[identifier] = _with_score(hit, round(min(0.9999, score), 4))
+
+
+def search_ranking(store: Store) -> str:
+    """ "hybrid" or "lexical": what a search of the loaded version ranks by right now.
+
+    A search's answer changes when `edukg index` completes, with the same content id, so
+    this is part of its ETag.
+    """
+    # The model loads only where an index could use it (rank.available loads it).
+    return "hybrid" if _indexed(store) and rank.available() else "lexical"
+
+
+def _indexed(store: Store) -> bool:
+    """Whether the loaded version has a complete semantic index."""
+    return store.candidates(Search("-", ())) is not None
+
+
+def search_mode(store: Store) -> dict[str, object]:
+    """How searches of the loaded version are ranked, for /healthz."""
+    indexed, model = _indexed(store), rank.available()
+    if indexed and model:
+        note = "Ranks by words (BM25) and by meaning (all-MiniLM-L6-v2), fused by rank."
+    elif model:
+        note = "Ranks by words only: the loaded version has no semantic index (edukg index)."
+    else:
+        note = (
+            f"Ranks by words only: the embedding model package is not installed ({INSTALL_MODEL})."
+        )
+    return {
+        "lexical": True,
+        "semantic": indexed and model,
+        "semanticIndex": indexed,
+        "model": model,
+        "note": note,
+    }
+
+
+def _code_hits(store: Store, kind: str, code: str, filters: Search, limit: int) -> list[Row]:
+    """Exact code matches (case-insensitive), with the search filters applied."""
+    query = Matching(
+        kind,
+        code=code.upper(),
+        subject=filters.subject,
+        jurisdiction=filters.jurisdiction,
+        statement_type=filters.statement_type,
+        grades_mask=filters.grades_mask,
+    )
+    return store.page(query, None, limit)
+
+
+def search_standards(
+    store: Store,
+    query: str | None,
+    code: str | None,
+    filters: Search,
+    limit: int,
+    mode: str = "hybrid",
+) -> list[bytes]:
+    """Standards by words (ranked) or by exact code (score 1.0), filters first.
+
+    `mode`: "hybrid" (the default), or "lexical" or "dense" alone (for evaluation).
+    """
+    _exclusive(query, code)
+    if code is not None:
+        return [
+            _with_score(doc, 1.0) for _, doc in _code_hits(store, STANDARD, code, filters, limit)
+        ]
+    return _search(store, STANDARD, query or "", filters, codes=True, limit=limit, mode=mode)
+
+
+def search_components(
+    store: Store, query: str, subject: str | None, limit: int, mode: str = "hybrid"
+) -> list[bytes]:
+    """Learning components by words and meaning, ranked (`mode` as for standards)."""
+    filters = Search(COMPONENT, (), subject=subject)
+    return _search(store, COMPONENT, query, filters, False, limit, mode)
+
+
+def search_skills(
+    store: Store, query: str | None, code: str | None, statement_type: str | None, limit: int
+) -> list[bytes]:
+    """Durable skills by words (ranked) or by exact code (score 1.0)."""
+    _exclusive(query, code)
+    filters = Search(SKILL, (), statement_type=statement_type)
+    if code is not None:
+        return [_with_score(doc, 1.0) for _, doc in _code_hits(store, SKILL, code, filters, limit)]
+    return _search(store, SKILL, query or "", filters, codes=True, limit=limit)
