@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Iterator
 
+import numpy as np
 import orjson
 import pytest
 
+from edukg.cli import build_demo
 from edukg.ingest.demo import demo_case_uuid, demo_framework_case_uuid, demo_lines, demo_node_id
-from edukg.model.vocabulary import COMPONENT, FRAMEWORK, LESSON, STANDARD
-from edukg.store import open_store
+from edukg.model.embedding import DIMENSIONS
+from edukg.model.vocabulary import COMPONENT, FRAMEWORK, LESSON, STANDARD, grade_mask
+from edukg.store import open_key_store, open_loader, open_store
 from edukg.store.base import (
     ACTIVITIES,
     CHILDREN,
@@ -17,8 +21,10 @@ from edukg.store.base import (
     SCOPE_SUMMARY,
     Linked,
     Listed,
+    Matching,
     Members,
     OfKind,
+    Search,
     Store,
 )
 
@@ -119,3 +125,86 @@ def test_nothing_loaded(fresh_db: str) -> None:
         assert list(empty.export_lines(False)) == []
     finally:
         empty.close()
+
+
+def test_search_ranks_within_the_filters(store: Store) -> None:
+    hits = store.search(Search(STANDARD, ("fractions",)), 50)
+    assert hits and all(orjson.loads(doc)["identifier"] == i for i, doc, _ in hits)
+    scores = [score for _, _, score in hits]
+    assert scores == sorted(scores, reverse=True)
+    narrow = store.search(Search(STANDARD, ("fractions",), grades_mask=grade_mask(["3"])), 50)
+    assert narrow and {i for i, _, _ in narrow} < {i for i, _, _ in hits}
+    assert all("3" in orjson.loads(doc)["gradeLevel"] for _, doc, _ in narrow)
+    assert store.search(Search(STANDARD, ("zzzzqqq",)), 50) == []
+    assert store.search(Search(COMPONENT, ("fractions",)), 5)
+
+
+def test_candidates_are_the_filtered_records_with_unit_vectors(store: Store) -> None:
+    everything = store.candidates(Search(STANDARD, ()))
+    assert everything is not None  # the demo database is indexed
+    assert len(everything.identifiers) == everything.vectors.shape[0] > 0
+    assert everything.vectors.shape[1] == DIMENSIONS
+    norms = np.linalg.norm(np.asarray(everything.vectors, dtype=np.float32), axis=1)
+    assert np.allclose(norms, 1.0, atol=1e-3)
+    grade3 = store.candidates(Search(STANDARD, (), grades_mask=grade_mask(["3"])))
+    assert grade3 is not None and set(grade3.identifiers) < set(everything.identifiers)
+
+
+def test_matching_by_code_text_and_filters(store: Store) -> None:
+    exact = store.page(Matching(STANDARD, code="3.NF.A.1"), None, 10)
+    assert [orjson.loads(doc)["statementCode"] for _, doc in exact] == ["3.NF.A.1"] * len(exact)
+    prefix = store.page(Matching(STANDARD, code="3.NF", code_prefix="3.NF."), None, 100)
+    assert len(prefix) > len(exact)
+    standard_only = store.page(
+        Matching(STANDARD, code_prefix="3.NF.", statement_type="Standard"), None, 100
+    )
+    assert standard_only and all(
+        orjson.loads(doc)["normalizedStatementType"] == "Standard" for _, doc in standard_only
+    )
+    assert (
+        store.page(Matching(STANDARD, code="3.NF.A.1", grades_mask=grade_mask(["4"])), None, 10)
+        == []
+    )
+    words = store.page(Matching(STANDARD, words=("fraction",)), None, 100)
+    assert words and all("fraction" in orjson.loads(doc)["description"].lower() for _, doc in words)
+
+
+def test_keys_create_verify_list_revoke(demo_db: str) -> None:
+    keys = open_key_store(demo_db)
+    try:
+        name = f"contract-{secrets.token_hex(4)}"
+        key = keys.create(name, rate=2.0, burst=5)
+        who = keys.verify(key)
+        assert who is not None and who.name == name
+        assert keys.confirm() is True
+        listed = {info.name: info for info in keys.list()}
+        assert listed[name].last4 == key[-4:] and listed[name].revoked_at is None
+        assert keys.verify(key + "x") is None
+        assert keys.revoke(name) is True
+        assert keys.verify(key) is None
+        assert keys.revoke(name) is False
+        assert keys.derived_secret(b"a") == keys.derived_secret(b"a") != keys.derived_secret(b"b")
+    finally:
+        keys.close()
+
+
+def test_writer_switches_only_at_commit(fresh_db: str) -> None:
+    build_demo(fresh_db)
+    first = open_store(fresh_db, refresh=0)
+    try:
+        before = first.info()
+        assert before is not None
+        loader = open_loader(fresh_db)
+        loader.add([("n1", "StandardsFramework", FRAMEWORK, b"{}")], [], [], [])
+        loader.abort()  # a load given up half way leaves the served version as it was
+        again = open_store(fresh_db, refresh=0)
+        try:
+            info = again.info()
+            assert info is not None and info.content_id == before.content_id
+            assert again.page(OfKind(FRAMEWORK), None, 100) == first.page(
+                OfKind(FRAMEWORK), None, 100
+            )
+        finally:
+            again.close()
+    finally:
+        first.close()

@@ -303,7 +303,7 @@ class PostgresStore(Connections):
         A filter's candidates cross the network once per version and process: they are
         kept, least recently used out first, within `_CANDIDATE_BYTES`.
         """
-        schema = self._schema
+        schema = self._current()  # a store that has not read yet knows no schema
         if schema is None or not self._semantic_ready(schema):
             return None
         key = (schema, query.kind, query.jurisdiction, query.subject, query.statement_type,

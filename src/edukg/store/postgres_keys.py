@@ -91,8 +91,10 @@ class PostgresKeyStore(Connections, KeyStoreBase):
         return self.verify(key) is not None
 
     def _changed(self) -> None:
-        """Move the revision: every node re-checks the keys it remembers."""
+        """Move the revision: every node re-checks the keys it remembers (this one, which
+        made the change, forgets them at once)."""
         self._execute("UPDATE edukg.key_revision SET revision = revision + 1 WHERE id = 1", ())
+        self._verified = {}
 
     def _connection(self) -> Any:
         if self._pool is None:

@@ -1,0 +1,222 @@
+"""Unit tests of the pure modules: parameters, cursors, normalising, curriculum rules.
+
+No server, no database: each function is called with plain values, so a failure names
+the rule that broke rather than an HTTP answer somewhere downstream.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+import pytest
+
+from edukg.adapters.params import CURSOR, LIMIT, Param, parse
+from edukg.ingest import curriculum, derive
+from edukg.ingest.normalize import BadValue, encode, typed, with_children
+from edukg.model.errors import ValidationError
+from edukg.model.vocabulary import (
+    COURSE,
+    CURRICULA,
+    GROUPING,
+    LESSON,
+    STANDARD,
+    UUID_PATTERN,
+    grade_mask,
+)
+from edukg.services.pagination import decode_cursor, encode_cursor, page_body, scope_of
+from edukg.store.base import CROSSWALK, LESSON_META
+
+SECRET = b"s" * 32
+CONTENT = "c" * 64
+UUID = Param("id", "uuid", location="path")
+GRADES = Param("gradeLevel", "enum", enum="GradeLevel", repeat=True)
+SCORE = Param("minScore", "number", minimum=0, maximum=1)
+FLAG = Param("includeNonCurrent", "boolean", default=False)
+NAME = Param("name", "string", max_length=5)
+
+
+# Parameters
+
+
+def test_parse_types_each_kind() -> None:
+    values = parse(
+        (UUID, GRADES, SCORE, FLAG, LIMIT, CURSOR),
+        {"gradeLevel": ["3", "K"], "minScore": ["0.5"], "includeNonCurrent": ["TRUE"]},
+        {"id": "6BD8552E-6F8F-4538-BF33-D016AC080178"},
+    )
+    assert values == {
+        "id": "6bd8552e-6f8f-4538-bf33-d016ac080178",
+        "gradeLevel": ["3", "K"],
+        "minScore": 0.5,
+        "includeNonCurrent": True,
+        "limit": LIMIT.default,
+        "cursor": None,
+    }
+
+
+@pytest.mark.parametrize(
+    ("param", "raw", "words"),
+    [
+        (SCORE, "1.5", "minScore"),
+        (SCORE, "nan", "minScore"),
+        (SCORE, "١", "minScore"),  # not ASCII digits
+        (LIMIT, "0", "limit"),
+        (LIMIT, "1e3", "limit"),
+        (FLAG, "yes", "true or false"),
+        (GRADES, "13", "Input should be"),
+        (NAME, "toolong", "longer than 5"),
+        (NAME, "a\x00b", "NUL"),
+    ],
+)
+def test_parse_refuses_bad_values(param: Param, raw: str, words: str) -> None:
+    with pytest.raises(ValidationError) as caught:
+        parse((param,), {param.name: [raw]}, {})
+    assert words in caught.value.message
+    assert caught.value.details["parameter"] == param.name
+
+
+def test_parse_refuses_a_scalar_given_twice_and_a_bad_uuid() -> None:
+    with pytest.raises(ValidationError, match="given 2 times"):
+        parse((LIMIT,), {"limit": ["1", "2"]}, {})
+    with pytest.raises(ValidationError, match="valid format looks like"):
+        parse((UUID,), {}, {"id": "not-a-uuid"})
+    assert UUID_PATTERN.match("6bd8552e-6f8f-4538-bf33-d016ac080178")
+
+
+def test_an_empty_cursor_is_the_first_page() -> None:
+    assert parse((CURSOR,), {"cursor": [""]}, {}) == {"cursor": None}
+
+
+# Cursors
+
+
+def test_cursor_round_trip_and_refusals() -> None:
+    scope = scope_of("listThings", {"subject": "Mathematics"})
+    cursor = encode_cursor("id-7", CONTENT, scope, SECRET)
+    assert decode_cursor(cursor, CONTENT, scope, SECRET) == "id-7"
+    assert decode_cursor(None, CONTENT, scope, SECRET) is None
+    with pytest.raises(ValidationError, match="not a cursor this service issued"):
+        decode_cursor(cursor, CONTENT, scope, b"x" * 32)  # another deployment's secret
+    with pytest.raises(ValidationError, match="not a cursor this service issued"):
+        decode_cursor("%%%", CONTENT, scope, SECRET)
+    with pytest.raises(ValidationError) as stale:
+        decode_cursor(cursor, "d" * 64, scope, SECRET)
+    assert stale.value.details == {"reason": "stale_cursor"}
+    other = scope_of("listThings", {"subject": "Science"})
+    with pytest.raises(ValidationError) as mismatch:
+        decode_cursor(cursor, CONTENT, other, SECRET)
+    assert mismatch.value.details == {"reason": "cursor_query_mismatch"}
+
+
+def test_scope_ignores_the_order_of_filters() -> None:
+    assert scope_of("op", {"a": 1, "b": 2}) == scope_of("op", {"b": 2, "a": 1})
+
+
+def test_page_body_is_the_envelope() -> None:
+    rows = [("a", b'{"n":1}'), ("b", b'{"n":2}'), ("c", b'{"n":3}')]
+    body = orjson.loads(page_body(rows, 2, CONTENT, "q", SECRET))
+    assert body["data"] == [{"n": 1}, {"n": 2}]
+    assert body["pagination"]["hasMore"] is True
+    assert decode_cursor(body["pagination"]["nextCursor"], CONTENT, "q", SECRET) == "b"
+    last = orjson.loads(page_body(rows[:1], 2, CONTENT, "q", SECRET))
+    assert last["pagination"] == {"limit": 2, "nextCursor": None, "hasMore": False}
+
+
+# Normalising
+
+
+def test_typed_decodes_the_exports_encoded_values() -> None:
+    props = {
+        "gradeLevel": '["3","4"]',
+        "isCurrent": "True",
+        "jaccard": "0.5",
+        "position": "3.0",
+        "curriculumAlignmentType": "addressing",
+        "name": "kept as is",
+    }
+    assert typed(props) == {
+        "gradeLevel": ["3", "4"],
+        "isCurrent": True,
+        "jaccard": 0.5,
+        "position": 3,
+        "curriculumAlignmentType": ["addressing"],
+        "name": "kept as is",
+    }
+    plain = {"name": "x"}
+    assert typed(plain) is plain  # nothing to type: no copy
+
+
+@pytest.mark.parametrize(
+    "props",
+    [{"gradeLevel": "[broken"}, {"isCurrent": "maybe"}, {"position": "third"}],
+)
+def test_typed_refuses_values_it_cannot_type(props: dict[str, Any]) -> None:
+    with pytest.raises(BadValue):
+        typed(props)
+
+
+def test_encode_writes_every_field_and_with_children_flips_the_last() -> None:
+    doc = encode(STANDARD, "id-1", {"statementCode": "3.NF.A.1", "extra": 1})
+    record = orjson.loads(doc)
+    assert record["identifier"] == "id-1"
+    assert record["statementCode"] == "3.NF.A.1"
+    assert list(record)[-1] == "hasChildren"
+    assert record["hasChildren"] is False
+    assert orjson.loads(with_children(doc))["hasChildren"] is True
+
+
+def test_grade_mask_is_one_bit_per_known_grade() -> None:
+    assert grade_mask(None) == 0
+    assert grade_mask(["K"]) & grade_mask(["K", "1"]) == grade_mask(["K"])
+    assert grade_mask(["3"]) & grade_mask(["4"]) == 0
+    assert grade_mask(["not a grade"]) == 0
+
+
+# Curriculum rules
+
+
+def test_position_and_curriculum_of() -> None:
+    assert curriculum.position_of({"position": 2}) == 2
+    assert curriculum.position_of({"ordinalName": "Lesson 5"}) == 4
+    assert curriculum.position_of({"ordinalName": "Section B"}) == 1
+    assert curriculum.position_of({}) is None
+    assert curriculum.curriculum_of({"courseCode": "im360:6"}) == "im360"
+    assert curriculum.curriculum_of({"courseCode": "none"}) is None
+
+
+def _node(identifier: str, kind: str, **props: Any) -> tuple[str, str, bytes]:
+    line = {"identifier": identifier, "properties": {"courseCode": "demo:6", **props}}
+    return identifier, kind, orjson.dumps(line)
+
+
+def test_curriculum_rows_name_lessons_and_list_curricula() -> None:
+    nodes = [
+        _node("c", COURSE, name="Course"),
+        _node("u", GROUPING, ordinalName="Unit 2"),
+        _node("l", LESSON, ordinalName="Lesson 3", position="2"),
+    ]
+    docs, rows = derive.curriculum_rows(nodes, [("c", "u"), ("u", "l")], [], [])
+    assert {identifier for identifier, *_ in docs} == {"c", "u", "l"}
+    meta = {row[1]: orjson.loads(row[5]) for row in rows if row[0] == LESSON_META}
+    assert meta["l"]["fullOrdinalName"] == "Grade 6, Unit 2, Lesson 3"
+    assert [row[2] for row in rows if row[0] == CURRICULA] == ["demo"]
+
+
+def test_crosswalk_rows_go_both_ways_with_the_figures() -> None:
+    source = (
+        "s", "t", 0.5, 4, 5, 3, b'{"identifier":"s"}', "California",
+        b'{"identifier":"t"}', "Multi-State",
+    )  # fmt: skip
+    rows = list(derive.crosswalk_rows([source]))
+    assert [(r[0], r[1], r[2], r[3]) for r in rows] == [
+        (CROSSWALK, "s", "t", "Multi-State"),
+        (CROSSWALK, "t", "s", "California"),
+    ]
+    assert orjson.loads(rows[0][5]) == {
+        "identifier": "t",
+        "jaccard": 0.5,
+        "stateLCCount": 4,
+        "ccssLCCount": 5,
+        "sharedLCCount": 3,
+    }
