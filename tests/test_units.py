@@ -73,7 +73,7 @@ def test_parse_refuses_bad_values(param: Param, raw: str, words: str) -> None:
     with pytest.raises(ValidationError) as caught:
         parse((param,), {param.name: [raw]}, {})
     assert words in caught.value.message
-    assert caught.value.details["parameter"] == param.name
+    assert (caught.value.details or {})["parameter"] == param.name
 
 
 def test_parse_refuses_a_scalar_given_twice_and_a_bad_uuid() -> None:
