@@ -78,7 +78,7 @@ def open_loader(db: str) -> Loader:
     """A loader that builds a new version of `db` beside the served one."""
     if is_postgres(db):
         require_postgres()
-        from edukg.store.postgres import PostgresLoader  # noqa: PLC0415
+        from edukg.store.postgres_load import PostgresLoader  # noqa: PLC0415
 
         return PostgresLoader(db)
     from edukg.store.sqlite_load import SqliteLoader  # noqa: PLC0415
@@ -90,7 +90,7 @@ def open_indexer(db: str) -> Indexer | None:
     """The semantic-index writer for the version `db` serves; None when nothing is loaded."""
     if is_postgres(db):
         require_postgres()
-        from edukg.store.postgres import PostgresIndexer  # noqa: PLC0415
+        from edukg.store.postgres_load import PostgresIndexer  # noqa: PLC0415
 
         return PostgresIndexer.open(db)
     from edukg.store.sqlite_vectors import SqliteIndexer  # noqa: PLC0415

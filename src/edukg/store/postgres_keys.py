@@ -21,8 +21,8 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 from edukg.store import pg_wire
 from edukg.store.base import Principal, StoreUnavailable
 from edukg.store.keys import KeyStoreBase
+from edukg.store.pg_common import WAIT, Connections, ensure_meta, pool
 from edukg.store.pg_wire import REVISION_SQL, Unavailable, WireReader
-from edukg.store.postgres import _WAIT, Connections, _pool, ensure_meta
 
 _VERIFY_SQL = (
     "SELECT k.name, k.digest, k.rate, k.burst, r.revision FROM edukg.key_revision r"
@@ -43,7 +43,7 @@ class PostgresKeyStore(Connections, KeyStoreBase):
         self._url = url
         self._pool: ConnectionPool | None = None
         self._lock = threading.Lock()
-        self._wire = WireReader.shared(url, _WAIT)
+        self._wire = WireReader.shared(url, WAIT)
         self._released = False
         self._verified: dict[str, tuple[Principal, int]] = {}
         self._refused: dict[str, None] = {}
@@ -102,12 +102,12 @@ class PostgresKeyStore(Connections, KeyStoreBase):
                 if self._pool is None:
                     try:
                         with psycopg.connect(
-                            self._url, autocommit=True, connect_timeout=_WAIT
+                            self._url, autocommit=True, connect_timeout=WAIT
                         ) as conn:
                             ensure_meta(conn)
                     except psycopg.OperationalError as exc:
                         raise StoreUnavailable(str(exc)) from None
-                    self._pool = _pool(self._url)
+                    self._pool = pool(self._url)
         return self._pool.connection()
 
     def _execute(self, sql: str, params: tuple[Any, ...]) -> Any:

@@ -1,0 +1,110 @@
+"""What every PostgreSQL part shares: the fixed `edukg` schema (version pointer, keys,
+embedding cache), connection pools with short waits, and a version's metadata."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+import psycopg
+from psycopg import sql as pgsql
+from psycopg_pool import ConnectionPool
+
+from edukg.store.base import (
+    DataInfo,
+)
+from edukg.store.pg_wire import WireReader
+
+_META_SCHEMA = """
+CREATE SCHEMA IF NOT EXISTS edukg;
+CREATE TABLE IF NOT EXISTS edukg.current (
+  id          integer PRIMARY KEY CHECK (id = 1),
+  schema_name text NOT NULL,
+  previous    text,
+  switched_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE TABLE IF NOT EXISTS edukg.embeddings (key bytea PRIMARY KEY, vec bytea NOT NULL);
+CREATE TABLE IF NOT EXISTS edukg.secret (id integer PRIMARY KEY CHECK (id = 1), value bytea NOT NULL);
+CREATE TABLE IF NOT EXISTS edukg.api_keys (
+  name       text NOT NULL,
+  digest     bytea NOT NULL UNIQUE,
+  last4      text NOT NULL,
+  created_at text NOT NULL,
+  revoked_at text,
+  rate       double precision,
+  burst      integer
+);
+CREATE UNIQUE INDEX IF NOT EXISTS api_keys_live_name ON edukg.api_keys (name)
+  WHERE revoked_at IS NULL;
+CREATE TABLE IF NOT EXISTS edukg.key_revision (
+  id       integer PRIMARY KEY CHECK (id = 1),
+  revision bigint NOT NULL
+);
+INSERT INTO edukg.key_revision VALUES (1, 0) ON CONFLICT DO NOTHING;
+"""
+
+# Identifiers compare in byte order (COLLATE "C"), as on SQLite, so pages match exactly.
+LOAD_LOCK = 0x6564756B67  # "edukg": one load at a time per database
+
+
+# Seconds to wait for a connection: during an outage, requests fail fast with 503
+# rather than queueing; the pool keeps reconnecting in the background.
+WAIT = 2
+IDLE = 5.0  # seconds a spare pooled connection is kept
+
+
+def pool(url: str) -> ConnectionPool:
+    return ConnectionPool(
+        url,
+        # The version pointer, key writes and rare fallbacks: reads use pg_wire, so these
+        # connections are made on demand and closed after a few idle seconds.
+        min_size=0,
+        max_size=4,
+        max_idle=IDLE,
+        kwargs={"autocommit": True, "connect_timeout": WAIT},
+        timeout=WAIT,
+        open=True,
+    )
+
+
+def statements(script: str) -> list[str]:
+    return [s.strip() for s in script.split(";") if s.strip()]
+
+
+def ensure_meta(conn: psycopg.Connection[Any]) -> None:
+    """Create the fixed `edukg` schema (pointer, keys) if it is not there yet."""
+    with conn.transaction():
+        conn.execute("SELECT pg_advisory_xact_lock(%s)", (LOAD_LOCK + 1,))
+        for statement in statements(_META_SCHEMA):
+            conn.execute(statement)
+
+
+class Connections:
+    """What a PostgreSQL reader holds: a psycopg pool made on first use and a share of
+    the process's lean per-thread connections (pg_wire); `close` lets go of both."""
+
+    _pool: ConnectionPool | None
+    _wire: WireReader
+    _released: bool
+
+    def close(self) -> None:
+        """Close the pool and let go of the lean connections (once)."""
+        if not self._released:
+            self._released = True
+            self._wire.release()
+        if self._pool is not None:
+            self._pool.close()
+            self._pool = None
+
+
+def read_info(conn: Any, schema: str) -> DataInfo:
+    rows = conn.execute(
+        pgsql.SQL("SELECT key, value FROM {}.meta").format(pgsql.Identifier(schema))
+    ).fetchall()
+    meta = dict(rows)
+    return DataInfo(
+        data_version=meta["data_version"],
+        content_id=meta["content_id"],
+        loaded_at=meta["loaded_at"],
+        counts=orjson.loads(meta.get("counts", "{}")),
+    )
