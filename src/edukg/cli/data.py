@@ -1,0 +1,187 @@
+"""The commands that load, index, export and generate data, and the MCP stdio server."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+from rich.progress import (
+    MofNCompleteColumn,
+)
+
+from edukg.cli.output import (
+    EXIT_FAILED,
+    EXIT_INDEX_UNFINISHED,
+    EXIT_OK,
+    EXIT_USAGE,
+    console,
+    print_summary,
+    progress_bar,
+    say,
+    single_threaded_blas,
+    terminal_bar,
+)
+from edukg.ingest.builder import DATA_VERSION, LoadSummary, build, load
+from edukg.ingest.demo import demo_lines
+from edukg.ingest.demo_graph import DEMO_VERSION
+from edukg.ingest.errors import LoadError
+from edukg.store import (
+    database_errors,
+    open_store,
+)
+
+
+def index_step(
+    db: str, required: bool = False, runtime: str = "auto", after_load: bool = False
+) -> int:
+    """Build or finish the semantic index; without the model, say so (fail only if asked)."""
+    from edukg.ingest.index import index  # noqa: PLC0415
+    from edukg.model.encoder import ModelMissing  # noqa: PLC0415
+
+    progress = None
+    bar = terminal_bar(MofNCompleteColumn())
+    if bar is not None:
+        task = bar.add_task("embedding texts", total=None)
+
+        def progress(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+    try:
+        if bar is not None:
+            with bar:
+                summary = index(db, progress, runtime=runtime)
+        else:
+            summary = index(db, runtime=runtime)
+    except ModelMissing as exc:
+        say(f"Semantic index not built: {exc}. Search ranks by words only.")
+        return 1 if required else 0
+    except LookupError as exc:
+        say(str(exc))
+        return 1
+    except RuntimeError as exc:  # e.g. another `edukg index` writing the same file
+        say(f"Semantic index not finished: {exc}. Run `edukg index` again to resume.")
+        return 1
+    except database_errors(OSError) as exc:  # e.g. a full disk
+        say(
+            f"Semantic index not finished: it could not be written ({exc}). The loaded data"
+            " is served; search ranks by words until `edukg index` completes."
+        )
+        return EXIT_INDEX_UNFINISHED if after_load else EXIT_FAILED
+    if summary.already_complete:
+        say(f"Semantic index complete ({summary.rows:,} texts).")
+    else:
+        say(
+            f"Semantic index: {summary.rows:,} rows"
+            + (f" (resumed at {summary.resumed_at:,})" if summary.resumed_at else "")
+            + f", {summary.embedded:,} texts embedded ({summary.runtime}),"
+            f" {summary.from_cache:,} from the cache, {summary.seconds:.1f} s."
+        )
+    return 0
+
+
+def cmd_index(args: argparse.Namespace) -> int:
+    return index_step(args.db, required=True, runtime=args.runtime)
+
+
+def cmd_load(args: argparse.Namespace) -> int:
+    if args.data_version is not None and not DATA_VERSION.fullmatch(args.data_version):
+        say(
+            f"--data-version {args.data_version!r} is not a version: use 1-64 letters, digits,"
+            " '.', '_' or '-', starting with a letter or digit (e.g. 1.11.0); nothing was loaded"
+        )
+        return EXIT_USAGE
+    bar, advance = progress_bar()
+    try:
+        if bar is not None:
+            with bar:
+                summary = load(args.source, args.db, args.data_version, advance)  # type: ignore[arg-type]
+        else:
+            summary = load(args.source, args.db, args.data_version)
+    except LoadError as exc:
+        say(f"load failed: {exc}")
+        say("The data being served is unchanged.")
+        return EXIT_FAILED
+    print_summary(summary)
+    if summary.data_version == "unknown":
+        say(
+            "note: the data version is unknown (no vX.Y.Z segment in the source's path);"
+            " responses carry X-Data-Version: unknown. Name it with --data-version,"
+            " e.g. --data-version 1.11.0"
+        )
+    if args.no_index:
+        return EXIT_OK
+    return index_step(args.db, after_load=True)
+
+
+def build_demo(db: str) -> LoadSummary:
+    """Build the demo graph into `db` through the ordinary loader."""
+    return build([("demo graph", enumerate(demo_lines(), start=1))], db, DEMO_VERSION)
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    try:
+        print_summary(build_demo(args.db))
+    except LoadError as exc:
+        say(f"demo failed: {exc}")
+        say("The data being served is unchanged.")
+        return 1
+    return index_step(args.db)
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    store = open_store(args.db)
+    if store.info() is None:
+        say(f"nothing is loaded in {args.db}")
+        return 1
+    out = Path(args.outdir)
+    out.mkdir(parents=True, exist_ok=True)
+    for name, relationships in (("nodes.jsonl", False), ("relationships.jsonl", True)):
+        count = _write_lines(out / name, store.export_lines(relationships))
+        console.print(f"wrote {count:,} records to {out / name}")
+    store.close()
+    return 0
+
+
+def _write_lines(path: Path, lines: Iterator[bytes]) -> int:
+    temp = path.with_name(path.name + ".partial")
+    count = 0
+    with open(temp, "wb") as f:
+        for line in lines:
+            f.write(line)
+            f.write(b"\n")
+            count += 1
+    os.replace(temp, path)
+    return count
+
+
+def cmd_generate(args: argparse.Namespace) -> int:
+    from edukg.ingest import synthetic  # noqa: PLC0415
+
+    scale = 1.0 if args.scale == "full" else float(args.scale)
+    if not 0 < scale <= 10:
+        say("--scale is 'full' or a fraction such as 0.1")
+        return 2
+    started = time.monotonic()
+    counts = synthetic.write(Path(args.outdir), scale, args.seed)
+    for name, n in counts.items():
+        console.print(f"wrote {n:,} lines to {Path(args.outdir) / name}")
+    console.print(f"seconds {time.monotonic() - started:.1f}")
+    return 0
+
+
+def cmd_mcp(args: argparse.Namespace) -> int:
+    single_threaded_blas()
+    from edukg.adapters.mcp import build_server  # noqa: PLC0415 - loads the MCP SDK
+
+    if not args.stdio:
+        say("edukg mcp speaks stdio (--stdio); over HTTP, `edukg serve` answers at /mcp.")
+        return 2
+    store = open_store(args.db)
+    try:
+        build_server(store).run("stdio")
+    finally:
+        store.close()
+    return 0

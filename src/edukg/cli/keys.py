@@ -1,0 +1,91 @@
+"""`edukg keys`: create, list and revoke API keys."""
+
+from __future__ import annotations
+
+import argparse
+
+import orjson
+from rich.console import Console
+from rich.table import Table
+
+from edukg.cli.output import (
+    EXIT_FAILED,
+    EXIT_OK,
+    EXIT_USAGE,
+    console,
+    say,
+)
+from edukg.store import (
+    KeyInfo,
+    KeyStore,
+    database_errors,
+    is_postgres,
+    open_key_store,
+)
+from edukg.store.base import StoreUnavailable
+from edukg.store.keys import KeyNameError, keys_path_for
+
+
+def cmd_keys(args: argparse.Namespace) -> int:
+    creating = args.keys_command == "create"
+    if not creating and not is_postgres(args.db) and not keys_path_for(args.db).is_file():
+        say(
+            f"no key file for {args.db} ({keys_path_for(args.db)} does not exist): "
+            "check --db or $EDUKG_DB; nothing was created"
+        )
+        return EXIT_USAGE
+    keys = open_key_store(args.db, create=creating)
+    try:
+        return _keys_command(keys, args)
+    except database_errors(StoreUnavailable, OSError) as exc:
+        what = {"create": "no key was created", "revoke": f"{args.name!r} was NOT revoked"}
+        say(
+            f"the key store could not be {'read' if args.keys_command == 'list' else 'written'}"
+            f" ({exc}); {what.get(args.keys_command, 'nothing was changed')}"
+        )
+        return EXIT_FAILED
+    finally:
+        keys.close()
+
+
+def _keys_command(keys: KeyStore, args: argparse.Namespace) -> int:
+    if args.keys_command == "create":
+        try:
+            key = keys.create(args.name, args.rate, args.burst)
+        except KeyNameError as exc:
+            say(f"cannot create key: {exc}")
+            return EXIT_FAILED
+        say(f"Created key {args.name!r}. It is shown once; store it now.")
+        print(key)
+    elif args.keys_command == "list":
+        _list_keys(keys.list(), args.json)
+    elif not keys.revoke(args.name):
+        say(f"no live key named {args.name!r}")
+        return EXIT_FAILED
+    else:
+        console.print(f"revoked {args.name!r}; it is refused from now on")
+    return EXIT_OK
+
+
+def _list_keys(infos: list[KeyInfo], as_json: bool) -> None:
+    """Whole names always (`keys revoke` needs them); JSON lines for scripts."""
+    if as_json:
+        for info in infos:
+            print(
+                orjson.dumps(
+                    {
+                        "name": info.name,
+                        "createdAt": info.created_at,
+                        "last4": info.last4,
+                        "revokedAt": info.revoked_at,
+                    }
+                ).decode()
+            )
+        return
+    table = Table()
+    table.add_column("name", no_wrap=True, overflow="ignore")
+    for column in ("created", "key ends with", "revoked"):
+        table.add_column(column, no_wrap=True)
+    for info in infos:
+        table.add_row(info.name, info.created_at, f"…{info.last4}", info.revoked_at or "")
+    Console(highlight=False, width=max(200, console.width)).print(table)

@@ -1,0 +1,92 @@
+"""What every command shares: exit codes, messages, progress bars, the load summary,
+and the serving processes' thread settings."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    DownloadColumn,
+    Progress,
+    ProgressColumn,
+    TextColumn,
+    TimeRemainingColumn,
+)
+from rich.table import Table
+
+from edukg.ingest.builder import LoadSummary
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_NO_SERVER, EXIT_INDEX_UNFINISHED = 0, 1, 2, 3, 4
+
+
+err = Console(stderr=True)
+
+
+console = Console(highlight=False)
+
+
+def say(message: str) -> None:
+    """A plain line on stderr: never wrapped, so messages stay greppable and copyable."""
+    print(message, file=sys.stderr, flush=True)
+
+
+def terminal_bar(amount: ProgressColumn) -> Progress | None:
+    """A progress bar showing `amount` on a terminal; None when output is piped or logged."""
+    if not sys.stderr.isatty():
+        return None
+    return Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        amount,
+        TimeRemainingColumn(),
+        console=err,
+        transient=True,
+    )
+
+
+def progress_bar() -> tuple[Progress | None, object]:
+    """A bar per file of a load, in bytes; nothing when output is piped or logged."""
+    bar = terminal_bar(DownloadColumn())
+    if bar is None:
+        return None, None
+    tasks: dict[str, object] = {}
+
+    def advance(done: int, total: int | None, description: str) -> None:
+        if description not in tasks:
+            tasks[description] = bar.add_task(description, total=total)
+        bar.update(tasks[description], completed=done, total=total)  # type: ignore[arg-type]
+
+    return bar, advance
+
+
+def print_summary(summary: LoadSummary) -> None:
+    table = Table(title=f"Loaded data version {summary.data_version}")
+    table.add_column("records")
+    table.add_column("label")
+    table.add_column("count", justify="right")
+    for label, count in summary.node_counts.items():
+        table.add_row("node", label, f"{count:,}")
+    for label, count in summary.relationship_counts.items():
+        table.add_row("relationship", label, f"{count:,}")
+    table.add_row("", "dangling relationships (endpoint missing)", f"{summary.dangling:,}")
+    table.add_row("", "duplicate node identifiers (last kept)", f"{summary.duplicate_nodes:,}")
+    table.add_row(
+        "", "duplicate relationship identifiers (last kept)", f"{summary.duplicate_relationships:,}"
+    )
+    table.add_row("", "seconds", f"{summary.seconds:.2f}")
+    console.print(table)
+    console.print(f"content id {summary.content_id[:16]}")
+
+
+def single_threaded_blas() -> None:
+    """One BLAS thread per serving process (before NumPy loads).
+
+    A query's matrices are tiny, so more threads buy little, and idle BLAS threads spin
+    on the core that the same request's full-text query needs (measured: p95 of hybrid
+    search 53 -> 40 ms, docs/benchmarks.md).
+    """
+    for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(name, "1")

@@ -1,0 +1,152 @@
+"""The command line: every command and option (its help is the CLI reference)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from typing import Any
+
+from edukg import __version__
+from edukg.adapters.config import (
+    DEFAULT_BASE_PATH,
+    DEFAULT_BURST,
+)
+from edukg.cli.data import cmd_demo, cmd_export, cmd_generate, cmd_index, cmd_load, cmd_mcp
+from edukg.cli.keys import cmd_keys
+from edukg.cli.serving import cmd_quickstart, cmd_serve
+
+
+def parser() -> argparse.ArgumentParser:
+    """The command-line interface (its help is the CLI reference)."""
+    p = argparse.ArgumentParser(
+        prog="edukg", description="Serve the Learning Commons Knowledge Graph export over HTTP."
+    )
+    p.add_argument("--version", action="version", version=f"edukg {__version__}")
+    # Also before the command (`edukg --db x.db keys list`); after it, it wins.
+    p.add_argument("--db", dest="global_db", default=None, help=_DB_HELP)
+    sub = p.add_subparsers(dest="command", required=True)
+
+    c = _with_db(sub.add_parser("load", help="load an export (files, a directory or URLs)"))
+    c.add_argument("source", nargs="+", help="directory, nodes/relationships files, or URLs")
+    c.add_argument("--data-version", default=None, help="export release, e.g. 1.11.0")
+    c.add_argument(
+        "--no-index", action="store_true",
+        help="skip the semantic index (run `edukg index` later; search ranks by words meanwhile)",
+    )  # fmt: skip
+    c.set_defaults(func=cmd_load)
+
+    c = _with_db(
+        sub.add_parser(
+            "index",
+            help="embed record texts for search by meaning (resumable; `load` runs it too)",
+        )
+    )
+    c.add_argument(
+        "--runtime", choices=("auto", "onnx", "numpy"), default="auto",
+        help="onnx: int8 ONNX Runtime, about 3x faster (pip install 'edukg[index]');"
+        " numpy: float32; auto (default): onnx where installed",
+    )  # fmt: skip
+    c.set_defaults(func=cmd_index)
+
+    c = _server_options(_with_db(sub.add_parser("serve", help="serve the loaded data over HTTP")))
+    c.add_argument("--workers", type=int, default=1, help="worker processes (one per core)")
+    c.set_defaults(func=cmd_serve)
+
+    c = _server_options(
+        _with_db(sub.add_parser("quickstart", help="demo data if none, a fresh key, then serve"))
+    )
+    c.set_defaults(func=cmd_quickstart)
+
+    _key_and_data_commands(sub)
+    return p
+
+
+def _key_and_data_commands(sub: Any) -> None:
+    """keys, demo, generate, mcp and export."""
+    keys = sub.add_parser("keys", help="create, list and revoke API keys")
+    ksub = keys.add_subparsers(dest="keys_command", required=True)
+    c = _with_db(ksub.add_parser("create", help="make a key; prints it on the last line"))
+    c.add_argument("name")
+    c.add_argument("--rate", type=float, default=None, help="its own requests per second (0: none)")
+    c.add_argument("--burst", type=int, default=None, help="its own requests at once")
+    c = _with_db(ksub.add_parser("list", help="names, creation time, last 4 characters"))
+    c.add_argument("--json", action="store_true", help="one JSON object per line, for scripts")
+    c = _with_db(ksub.add_parser("revoke", help="revoke a key at once"))
+    c.add_argument("name")
+    keys.set_defaults(func=cmd_keys)
+
+    c = _with_db(sub.add_parser("demo", help="build the synthetic demo graph into the database"))
+    c.set_defaults(func=cmd_demo)
+
+    c = sub.add_parser("generate", help="write a synthetic export at the real one's scale")
+    c.add_argument("outdir")
+    c.add_argument("--scale", default="full", help="'full' (export v1.11.0's counts) or a fraction")
+    c.add_argument("--seed", type=int, default=0)
+    c.set_defaults(func=cmd_generate)
+
+    c = _with_db(
+        sub.add_parser("mcp", help="the MCP tool server over stdio, for desktop assistants")
+    )
+    c.add_argument("--stdio", action="store_true", help="speak MCP on stdin/stdout")
+    c.set_defaults(func=cmd_mcp)
+
+    c = _with_db(sub.add_parser("export", help="write nodes.jsonl and relationships.jsonl"))
+    c.add_argument("outdir")
+    c.set_defaults(func=cmd_export)
+
+
+_DB_HELP = "SQLite file or postgresql:// URL (default: $EDUKG_DB, else ./edukg.db)"
+
+
+def _with_db(cmd: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    cmd.add_argument("--db", default=None, help=_DB_HELP)
+    return cmd
+
+
+def _server_options(cmd: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """The options `serve` and `quickstart` share."""
+    cmd.add_argument("--host", default="127.0.0.1")
+    cmd.add_argument("--port", type=int, default=8000)
+    cmd.add_argument("--base-path", default=DEFAULT_BASE_PATH)
+    cmd.add_argument(
+        "--read-db", default=os.environ.get("EDUKG_READ_DB"),
+        help="a read replica for data reads (keys are always read from --db)",
+    )  # fmt: skip
+    cmd.add_argument(
+        "--redis", default=os.environ.get("EDUKG_REDIS"),
+        help="redis://host:port/db for rate limits shared by all processes and hosts",
+    )  # fmt: skip
+    cmd.add_argument(
+        "--rate", type=float, default=None,
+        help="default requests per second for keys without their own (default: no limit;"
+        " 0: no limit)",
+    )  # fmt: skip
+    cmd.add_argument(
+        "--burst", type=int, default=None,
+        help=f"default requests per key at once (default {DEFAULT_BURST})",
+    )  # fmt: skip
+    cmd.add_argument(
+        "--cache-max-age", type=int, default=None,
+        help="seconds clients may reuse a data response (Cache-Control; default 60)",
+    )  # fmt: skip
+    cmd.add_argument(
+        "--response-cache-mb", type=int, default=None,
+        help="MiB of finished responses each worker keeps, by ETag (default 64; 0: off)",
+    )  # fmt: skip
+    cmd.add_argument(
+        "--no-access-log", action="store_true",
+        help="do not write one JSON line per request to stdout",
+    )  # fmt: skip
+    cmd.add_argument(
+        "--header-timeout", type=float, default=None,
+        help="seconds a connection has to send a complete request head (default 10)",
+    )  # fmt: skip
+    cmd.add_argument(
+        "--max-connections", type=int, default=None,
+        help="open connections per worker; idle ones are closed first (default 1000)",
+    )  # fmt: skip
+    cmd.add_argument(
+        "--refresh", type=float, default=None,
+        help="PostgreSQL: seconds between looks for a newly loaded version (default 1)",
+    )  # fmt: skip
+    return cmd

@@ -1,0 +1,141 @@
+"""`edukg serve` and `edukg quickstart`: settings into the environment, then uvicorn."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import socket
+from datetime import UTC, datetime
+from pathlib import Path
+
+from edukg import __version__
+from edukg.adapters.config import (
+    normalize_base_path,
+)
+from edukg.cli.data import build_demo, index_step
+from edukg.cli.output import (
+    EXIT_NO_SERVER,
+    EXIT_OK,
+    say,
+    single_threaded_blas,
+)
+from edukg.store import (
+    is_postgres,
+    open_key_store,
+    open_store,
+)
+
+
+def _serve(args: argparse.Namespace, workers: int, sock: socket.socket | None = None) -> int:
+    from edukg.adapters import server  # noqa: PLC0415 - only the serving commands need the server
+
+    single_threaded_blas()
+    if sock is None:
+        try:
+            sock = server.bind(args.host, args.port)
+        except server.PortUnavailable as exc:
+            say(f"{exc}; nothing was started (choose another with --port)")
+            return EXIT_NO_SERVER
+    # Worker processes read their settings from the environment (config.Settings.from_env).
+    os.environ["EDUKG_DB"] = args.db if is_postgres(args.db) else str(Path(args.db).absolute())
+    os.environ["EDUKG_BASE_PATH"] = normalize_base_path(args.base_path)
+    for name, value in (
+        ("EDUKG_READ_DB", args.read_db),
+        ("EDUKG_REDIS", args.redis),
+        ("EDUKG_RATE", args.rate),
+        ("EDUKG_BURST", args.burst),
+        ("EDUKG_REFRESH", args.refresh),
+        ("EDUKG_CACHE_MAX_AGE", args.cache_max_age),
+        ("EDUKG_RESPONSE_CACHE_MB", args.response_cache_mb),
+        ("EDUKG_HEADER_TIMEOUT", args.header_timeout),
+        ("EDUKG_MAX_CONNECTIONS", args.max_connections),
+    ):
+        if value is not None:
+            os.environ[name] = str(value)
+    if workers > 1 and not os.environ.get("EDUKG_REDIS"):
+        say(
+            f"note: rate limits are per process with {workers} workers and no --redis; "
+            "use --redis for limits shared by every process and host"
+        )
+    os.environ.setdefault("EDUKG_ACCESS_LOG", "0" if args.no_access_log else "1")
+    server.run(
+        server.config(
+            "edukg.app.core:create_app",
+            factory=True,
+            workers=workers,
+            log_level="info",
+            log_config=_LOG_CONFIG,
+            timeout_graceful_shutdown=30,
+        ),
+        sock,
+    )
+    return EXIT_OK
+
+
+# uvicorn's own logging, plus the access log: one JSON line per request on stdout.
+_LOG_CONFIG: dict[str, object] = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {
+        "plain": {"format": "%(levelname)s: %(name)s: %(message)s"},
+        "line": {"format": "%(message)s"},
+    },
+    "handlers": {
+        "stderr": {
+            "class": "logging.StreamHandler",
+            "formatter": "plain",
+            "stream": "ext://sys.stderr",
+        },
+        "stdout": {
+            "class": "logging.StreamHandler",
+            "formatter": "line",
+            "stream": "ext://sys.stdout",
+        },
+    },
+    "root": {"handlers": ["stderr"], "level": "WARNING"},
+    "loggers": {
+        "uvicorn": {"handlers": ["stderr"], "level": "INFO", "propagate": False},
+        "edukg": {"handlers": ["stderr"], "level": "INFO", "propagate": False},
+        "edukg.access": {"handlers": ["stdout"], "level": "INFO", "propagate": False},
+    },
+}
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    return _serve(args, args.workers)
+
+
+def cmd_quickstart(args: argparse.Namespace) -> int:
+    from edukg.adapters import server  # noqa: PLC0415
+
+    try:  # first: on a taken port, no key is made and no URL printed
+        sock = server.bind(args.host, args.port)
+    except server.PortUnavailable as exc:
+        say(f"{exc}; nothing was started and no key was made (try --port, or PORT= for make demo)")
+        return EXIT_NO_SERVER
+    store = open_store(args.db)
+    info = store.info()
+    store.close()
+    if info is None:
+        say(f"Building the demo graph into {args.db} ...")
+        build_demo(args.db)
+    else:
+        say(f"Serving the data already in {args.db} (version {info.data_version}).")
+    index_step(args.db)
+    keys = open_key_store(args.db, create=True)
+    name = "quickstart-" + datetime.now(UTC).strftime("%Y%m%d%H%M%S")
+    key = keys.create(name)
+    keys.close()
+    base = normalize_base_path(args.base_path)
+    url = f"http://{args.host}:{args.port}"
+    print(  # plain print: a wrapped key or curl line could not be copied
+        f"\nedukg {__version__} is starting.\n"
+        f"  API:       {url}{base}\n"
+        f"  Explorer:  {url}/explore\n"
+        f"  Docs:      {url}/docs\n"
+        f"  Health:    {url}/healthz\n"
+        f"  API key:   {key}   (named {name}; revoke with: edukg keys revoke {name})\n\n"
+        f"Try:\n  curl -H 'x-api-key: {key}' '{url}{base}/standards-frameworks'\n",
+        flush=True,
+    )
+    return _serve(args, 1, sock)
