@@ -11,7 +11,8 @@ import httpx
 import pytest
 
 from edukg.adapters.config import Settings
-from edukg.app.core import SEARCH_COST, EdukgApp
+from edukg.app.core import EdukgApp
+from edukg.app.requests import SEARCH_COST
 from edukg.app.workpool import Busy, WorkPool
 from edukg.ingest.demo import demo_framework_case_uuid
 from edukg.store import open_key_store

@@ -16,7 +16,6 @@ import contextlib
 import logging
 import os
 import resource
-import secrets
 import socket
 import time
 from dataclasses import dataclass
@@ -31,7 +30,8 @@ from edukg.model.errors import (
     HeadersTooLargeError,
     URITooLongError,
     ValidationError,
-    error_body,
+    error_response,
+    new_request_id,
 )
 
 MAX_URL_BYTES = 8192  # path plus query string; no legitimate request comes near it
@@ -237,8 +237,9 @@ def _headers_too_large() -> HeadersTooLargeError:
 def _error(
     status: int, exc: URITooLongError | HeadersTooLargeError | ValidationError
 ) -> tuple[int, bytes, bytes]:
-    request_id = "req_" + secrets.token_hex(8)
-    return status, error_body(exc.error, exc.message, request_id), request_id.encode()
+    request_id = new_request_id()
+    _, body = error_response(exc, request_id)
+    return status, body, request_id.encode()
 
 
 class PortUnavailable(Exception):

@@ -11,14 +11,12 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import secrets
 import sys
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, TypeVar
-from urllib.parse import parse_qsl
 
 import orjson
 
@@ -30,28 +28,30 @@ from edukg.adapters.openapi import build_openapi
 from edukg.adapters.params import parse
 from edukg.adapters.rest import OPERATIONS, Call
 from edukg.adapters.rest.base import Operation
-from edukg.adapters.server import MAX_HEADER_BYTES, MAX_URL_BYTES
 from edukg.app import caching
-from edukg.app.ratelimit import Decision, Limiter, MemoryLimiter, RedisLimiter
+from edukg.app.access import Access
+from edukg.app.ratelimit import Limiter, MemoryLimiter, RedisLimiter
+from edukg.app.requests import (
+    MCP_COST,
+    check_sizes,
+    error_answer,
+    query_of,
+    request_cost,
+)
 from edukg.app.responses import ResponseCache
 from edukg.app.routing import Router
 from edukg.app.workpool import RETRY_AFTER, Busy, WorkPool
 from edukg.model.errors import (
     ApiError,
-    AuthenticationError,
-    HeadersTooLargeError,
     MethodNotAllowedError,
     NotFoundError,
-    RateLimitError,
     ServiceUnavailableError,
-    URITooLongError,
-    ValidationError,
-    error_body,
+    new_request_id,
 )
 from edukg.services import graph as service
 from edukg.services import search as searching
 from edukg.store import KeyStore, Store, is_postgres, open_key_store, open_store
-from edukg.store.base import DataInfo, Principal, StoreUnavailable
+from edukg.store.base import DataInfo, StoreUnavailable
 
 log = logging.getLogger("edukg")
 
@@ -67,7 +67,6 @@ _ALLOW_READS = (b"allow", b"GET, HEAD")
 _NOT_IN_304 = frozenset((b"content-type", b"content-encoding"))
 access_log = logging.getLogger("edukg.access")
 MCP_PATH = "/mcp"
-_MAX_QUERY_FIELDS = 64
 
 
 class EdukgApp:
@@ -86,6 +85,7 @@ class EdukgApp:
         if limiter is None:
             limiter = RedisLimiter(settings.redis) if settings.redis else MemoryLimiter()
         self.limiter = limiter
+        self.access = Access(self.keys, limiter, settings)
         self.mcp_server = build_server(self.store)
         self._mcp_app = streamable_http_app(self.mcp_server)
         self._lifespan_stack = contextlib.AsyncExitStack()
@@ -121,7 +121,7 @@ class EdukgApp:
             return
         if scope["type"] != "http":
             return
-        request_id = "req_" + secrets.token_hex(8)
+        request_id = new_request_id()
         started = time.perf_counter()
         extra: Headers = []  # headers every response carries once known (rate limits)
         who: list[str] = []  # the key's name, once authenticated (never the key)
@@ -141,18 +141,29 @@ class EdukgApp:
                     lambda: self._guarded(request_id, scope, self._build, pending)
                 )
                 answer = self._complete(pending, *built)
-            status, body, headers = answer
         except ApiError as exc:
             if isinstance(exc, Busy):
                 extra.append((b"retry-after", str(RETRY_AFTER).encode()))
-            status, body, headers = _error_response(exc, request_id)
+            answer = error_answer(exc, request_id)
+        await self._send(send, scope, answer, (request_id, started, extra, who))
+
+    async def _send(
+        self,
+        send: Send,
+        scope: Scope,
+        answer: Response,
+        request: tuple[str, float, Headers, list[str]],
+    ) -> None:
+        """Send one whole answer with the request's own headers, logged before it leaves
+        (so the line exists once a client has its answer)."""
+        status, body, headers = answer
+        request_id, started, extra, who = request
         headers = [
             *headers,
             *extra,
             (b"x-request-id", request_id.encode()),
             (b"content-length", str(len(body)).encode()),
         ]
-        # Logged before the answer leaves, so the line exists once a client has its answer.
         self._log(scope, request_id, who, status, started)
         await send({"type": "http.response.start", "status": status, "headers": headers})
         no_body = scope["method"] == "HEAD" or status == 304
@@ -195,7 +206,7 @@ class EdukgApp:
 
     def _respond(self, scope: Scope, extra: Headers, who: list[str]) -> Response | _Pending:
         path: str = scope["path"]
-        _check_sizes(scope)
+        check_sizes(scope)
         if self.router.under_base(path):
             return self._respond_api(scope, extra, who)
         if scope["method"] not in ("GET", "HEAD"):
@@ -217,24 +228,24 @@ class EdukgApp:
         if method not in ("GET", "HEAD"):
             extra.append(_ALLOW_READS)
             raise MethodNotAllowedError(f"{method} is not allowed: this API is read-only.")
-        principal = self._authenticate(scope)
+        principal = self.access.authenticate(scope)
         who.append(principal.name)
         matched = self.router.match(path)
         if matched is None:
-            self._limit(principal, extra)
+            self.access.limit(principal, extra)
             raise NotFoundError(f"No operation at {path}. See /openapi.json for the API.")
         op, path_params = matched
         try:
             values = self._parsed(op, scope, path_params)
         except ApiError:
-            self._limit(principal, extra)  # a bad request costs a token too
+            self.access.limit(principal, extra)  # a bad request costs a token too
             raise
         cost = request_cost(op, values)
-        self._limit(principal, extra, cost)
+        self.access.limit(principal, extra, cost)
         answer = self._data(op, values, scope)
         if isinstance(answer, _Pending) and cost == 1:  # cheap: right here
             answer = self._complete(answer, *self._build(answer))
-        self._confirm()  # after the reads, which may have brought the key revision
+        self.access.confirm()  # after the reads, which may have brought the key revision
         return answer
 
     def _fixed_routes(self) -> dict[str, Callable[[Scope], Response]]:
@@ -256,7 +267,7 @@ class EdukgApp:
         known = self._recent.get(key)
         if known is not None:
             return known
-        values = parse(op.params, _query(scope), path)
+        values = parse(op.params, query_of(scope), path)
         if len(self._recent) >= _RECENT_URLS:
             self._recent.pop(next(iter(self._recent)), None)
         self._recent[key] = values
@@ -337,12 +348,7 @@ class EdukgApp:
                     lambda: self._guarded(request_id, scope, self._admit_mcp, scope, extra, who)
                 )
         except ApiError as exc:
-            status, body, headers = _error_response(exc, request_id)
-            headers = [*headers, *extra, (b"x-request-id", request_id.encode())]
-            headers.append((b"content-length", str(len(body)).encode()))
-            self._log(scope, request_id, who, status, started)
-            await send({"type": "http.response.start", "status": status, "headers": headers})
-            await send({"type": "http.response.body", "body": body})
+            await self._send(send, scope, error_answer(exc, request_id), request)
             return
 
         async def logged_send(message: dict[str, Any]) -> None:
@@ -356,16 +362,11 @@ class EdukgApp:
             async with self.work.slot():  # tool calls are expensive work too
                 await self._mcp_app(scope, receive, logged_send)
         except Busy as exc:
-            status, body, headers = _error_response(exc, request_id)
-            headers = [*headers, *extra, (b"retry-after", str(RETRY_AFTER).encode()),
-                       (b"x-request-id", request_id.encode()),
-                       (b"content-length", str(len(body)).encode())]  # fmt: skip
-            self._log(scope, request_id, who, status, started)
-            await send({"type": "http.response.start", "status": status, "headers": headers})
-            await send({"type": "http.response.body", "body": body})
+            extra.append((b"retry-after", str(RETRY_AFTER).encode()))
+            await self._send(send, scope, error_answer(exc, request_id), request)
 
     def _admit_mcp(self, scope: Scope, extra: Headers, who: list[str]) -> None:
-        _check_sizes(scope)
+        check_sizes(scope)
         if scope["method"] != "POST":
             # Stateless streamable HTTP: no server-sent stream to open (GET) and no
             # session to end (DELETE); answering at once keeps probing clients and
@@ -375,53 +376,10 @@ class EdukgApp:
                 f"{scope['method']} is not allowed at {MCP_PATH}: this stateless MCP "
                 "server takes JSON-RPC messages by POST only."
             )
-        principal = self._authenticate(scope, bearer=True)
-        self._confirm()
+        principal = self.access.authenticate(scope, bearer=True)
+        self.access.confirm()
         who.append(principal.name)
-        self._limit(principal, extra, MCP_COST)
-
-    def _authenticate(self, scope: Scope, bearer: bool = False) -> Principal:
-        key = None
-        for name, value in scope["headers"]:
-            if name == b"x-api-key":
-                key = value.decode("latin-1")
-                break
-            if bearer and name == b"authorization":
-                scheme, _, token = value.decode("latin-1").partition(" ")
-                if scheme.lower() == "bearer" and token.strip():
-                    key = token.strip()
-                    break
-        if not key:
-            where = "x-api-key header (or Authorization: Bearer)" if bearer else "x-api-key header"
-            raise AuthenticationError(f"Missing API key: send it in the {where}.")
-        if key != key.strip():
-            raise AuthenticationError(
-                "The API key has spaces or other whitespace around it; send the key alone."
-            )
-        owner = self.keys.verify(key)
-        if owner is None:
-            raise AuthenticationError("Invalid or revoked API key.")
-        return owner
-
-    def _limit(self, principal: Principal, extra: Headers, cost: int = 1) -> None:
-        rate, burst = self._rate_of(principal)
-        if rate <= 0:
-            return  # an unlimited key (e.g. for benchmarks)
-        decision: Decision = self.limiter.hit(principal.name, rate, burst, min(cost, burst))
-        extra.extend(
-            (
-                (b"ratelimit-limit", str(decision.limit).encode()),
-                (b"ratelimit-remaining", str(decision.remaining).encode()),
-                (b"ratelimit-reset", str(decision.reset).encode()),
-            )
-        )
-        if not decision.allowed:
-            extra.append((b"retry-after", str(decision.retry_after).encode()))
-            raise RateLimitError(
-                f"Rate limit exceeded for key {principal.name!r} ({rate:g} requests per second, "
-                f"bursts of {burst}). Retry after {decision.retry_after} s.",
-                {"retryAfter": decision.retry_after},
-            )
+        self.access.limit(principal, extra, MCP_COST)
 
     def _health(self, scope: Scope) -> tuple[int, bytes, Headers]:
         """Liveness for anyone; the details (limits, cache, search) for a valid key only."""
@@ -432,11 +390,11 @@ class EdukgApp:
             "loadedAt": info.loaded_at,
             "contentId": info.content_id,
         }
-        principal = self._known_key(scope)
+        principal = self.access.known_key(scope)
         if principal is not None:
             health["counts"] = info.counts
             health["details"] = {
-                "rateLimit": self._limits_of(principal),
+                "rateLimit": self.access.limits_of(principal),
                 "rateLimiter": self.limiter.status(),
                 "responseCache": self.responses.status(),
                 "expensiveWork": self.work.status(),
@@ -444,32 +402,6 @@ class EdukgApp:
             }
         body = orjson.dumps(health)
         return 200, body, [_JSON, (b"x-data-version", info.data_version.encode())]
-
-    def _known_key(self, scope: Scope) -> Principal | None:
-        """The key's holder when a valid key came with the request, else None (no error)."""
-        try:
-            principal = self._authenticate(scope, bearer=True)
-            self._confirm()
-        except (AuthenticationError, StoreUnavailable):
-            return None
-        return principal
-
-    def _confirm(self) -> None:
-        """A key remembered from an earlier request is still live (keys.confirm)."""
-        if not self.keys.confirm():
-            raise AuthenticationError("Invalid or revoked API key.")
-
-    def _limits_of(self, principal: Principal) -> dict[str, object]:
-        rate, burst = self._rate_of(principal)
-        if rate <= 0:
-            return {"limited": False, "source": "none set (serve --rate or keys create --rate)"}
-        source = "key" if principal.rate is not None else "server default (--rate)"
-        return {"limited": True, "rate": rate, "burst": burst, "source": source}
-
-    def _rate_of(self, principal: Principal) -> tuple[float, int]:
-        rate = self.settings.rate if principal.rate is None else principal.rate
-        burst = self.settings.burst if principal.burst is None else principal.burst
-        return rate, burst
 
     def _ready(self) -> tuple[int, bytes, Headers]:
         """Ready to take traffic: data loaded, its database reachable, keys reachable."""
@@ -537,20 +469,6 @@ class _Pending:
 _RECENT_URLS = 4096  # validated URLs remembered per worker
 SWITCH_INTERVAL = 0.0005  # seconds: measured in bench/backends.py
 IO_WAITING = 4096  # requests waiting for a network thread; the connection cap bounds it first
-SEARCH_COST = 5  # tokens of the key's bucket: a search costs about five lookups
-MCP_COST = 5
-_LARGE_PAGE = 250  # records: a page beyond this is expensive work
-
-
-def request_cost(op: Operation, values: dict[str, Any]) -> int:
-    """Tokens a request takes from its key's bucket; more than one means expensive work
-    (run off the event loop, bounded by the work pool)."""
-    if "Search" in op.tags:
-        return SEARCH_COST
-    limit = values.get("limit")
-    if isinstance(limit, int) and limit > _LARGE_PAGE:
-        return 1 + limit // _LARGE_PAGE
-    return 1
 
 
 def _parsable(body: bytes, p: _Pending) -> None:
@@ -562,40 +480,6 @@ def _parsable(body: bytes, p: _Pending) -> None:
         raise ApiError(
             "The stored data for this request is damaged; the operator should reload it."
         ) from None
-
-
-def _check_sizes(scope: Scope) -> None:
-    """The head limits again, for servers other than edukg's own (which refuses earlier)."""
-    if len(scope.get("raw_path") or b"") + len(scope.get("query_string", b"")) > MAX_URL_BYTES:
-        raise URITooLongError(f"The URL is longer than {MAX_URL_BYTES} bytes.")
-    if sum(len(k) + len(v) for k, v in scope["headers"]) > MAX_HEADER_BYTES:
-        raise HeadersTooLargeError(f"The request headers exceed {MAX_HEADER_BYTES} bytes.")
-
-
-def _error_response(exc: ApiError, request_id: str) -> tuple[int, bytes, Headers]:
-    """The one place an Error response is made: status, body in the Error shape, headers."""
-    return exc.status, error_body(exc.error, exc.message, request_id, exc.details), [_JSON]
-
-
-def _query(scope: Scope) -> dict[str, list[str]]:
-    raw: bytes = scope.get("query_string", b"")
-    if not raw:
-        return {}
-    try:
-        pairs = parse_qsl(
-            raw.decode("utf-8"),
-            keep_blank_values=True,
-            errors="strict",
-            max_num_fields=_MAX_QUERY_FIELDS,
-        )
-    except UnicodeDecodeError:
-        raise ValidationError("The query string is not valid UTF-8.") from None
-    except ValueError:
-        raise ValidationError(f"Too many query parameters (at most {_MAX_QUERY_FIELDS}).") from None
-    query: dict[str, list[str]] = {}
-    for name, value in pairs:
-        query.setdefault(name, []).append(value)
-    return query
 
 
 def create_app(settings: Settings | None = None) -> EdukgApp:

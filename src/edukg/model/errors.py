@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import secrets
 from typing import Any
 
 import orjson
@@ -83,3 +84,13 @@ def error_body(
     if details:
         body["details"] = details
     return orjson.dumps(body)
+
+
+def new_request_id() -> str:
+    """A fresh request id: every response carries one, errors in their body too."""
+    return "req_" + secrets.token_hex(8)
+
+
+def error_response(exc: ApiError, request_id: str) -> tuple[int, bytes]:
+    """The one place an Error answer is made: its status and its body in the Error shape."""
+    return exc.status, error_body(exc.error, exc.message, request_id, exc.details)

@@ -1,0 +1,92 @@
+"""Who is asking, and may they: API keys (x-api-key or Bearer) and per-key rate limits."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from edukg.adapters.config import Settings
+from edukg.app.ratelimit import Decision, Limiter
+from edukg.model.errors import AuthenticationError, RateLimitError
+from edukg.store import KeyStore
+from edukg.store.base import Principal, StoreUnavailable
+
+Headers = list[tuple[bytes, bytes]]
+Scope = dict[str, Any]
+
+
+class Access:
+    """The key and rate-limit checks of one app: what every request passes first."""
+
+    def __init__(self, keys: KeyStore, limiter: Limiter, settings: Settings) -> None:
+        self.keys = keys
+        self.limiter = limiter
+        self.settings = settings
+
+    def authenticate(self, scope: Scope, bearer: bool = False) -> Principal:
+        key = None
+        for name, value in scope["headers"]:
+            if name == b"x-api-key":
+                key = value.decode("latin-1")
+                break
+            if bearer and name == b"authorization":
+                scheme, _, token = value.decode("latin-1").partition(" ")
+                if scheme.lower() == "bearer" and token.strip():
+                    key = token.strip()
+                    break
+        if not key:
+            where = "x-api-key header (or Authorization: Bearer)" if bearer else "x-api-key header"
+            raise AuthenticationError(f"Missing API key: send it in the {where}.")
+        if key != key.strip():
+            raise AuthenticationError(
+                "The API key has spaces or other whitespace around it; send the key alone."
+            )
+        owner = self.keys.verify(key)
+        if owner is None:
+            raise AuthenticationError("Invalid or revoked API key.")
+        return owner
+
+    def limit(self, principal: Principal, extra: Headers, cost: int = 1) -> None:
+        rate, burst = self._rate_of(principal)
+        if rate <= 0:
+            return  # an unlimited key (e.g. for benchmarks)
+        decision: Decision = self.limiter.hit(principal.name, rate, burst, min(cost, burst))
+        extra.extend(
+            (
+                (b"ratelimit-limit", str(decision.limit).encode()),
+                (b"ratelimit-remaining", str(decision.remaining).encode()),
+                (b"ratelimit-reset", str(decision.reset).encode()),
+            )
+        )
+        if not decision.allowed:
+            extra.append((b"retry-after", str(decision.retry_after).encode()))
+            raise RateLimitError(
+                f"Rate limit exceeded for key {principal.name!r} ({rate:g} requests per second, "
+                f"bursts of {burst}). Retry after {decision.retry_after} s.",
+                {"retryAfter": decision.retry_after},
+            )
+
+    def known_key(self, scope: Scope) -> Principal | None:
+        """The key's holder when a valid key came with the request, else None (no error)."""
+        try:
+            principal = self.authenticate(scope, bearer=True)
+            self.confirm()
+        except (AuthenticationError, StoreUnavailable):
+            return None
+        return principal
+
+    def confirm(self) -> None:
+        """A key remembered from an earlier request is still live (keys.confirm)."""
+        if not self.keys.confirm():
+            raise AuthenticationError("Invalid or revoked API key.")
+
+    def limits_of(self, principal: Principal) -> dict[str, object]:
+        rate, burst = self._rate_of(principal)
+        if rate <= 0:
+            return {"limited": False, "source": "none set (serve --rate or keys create --rate)"}
+        source = "key" if principal.rate is not None else "server default (--rate)"
+        return {"limited": True, "rate": rate, "burst": burst, "source": source}
+
+    def _rate_of(self, principal: Principal) -> tuple[float, int]:
+        rate = self.settings.rate if principal.rate is None else principal.rate
+        burst = self.settings.burst if principal.burst is None else principal.burst
+        return rate, burst

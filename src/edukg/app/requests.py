@@ -1,0 +1,71 @@
+"""What the app reads off a request before any data: its size, its query string, its
+cost, and the Error answer for a refusal."""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import parse_qsl
+
+from edukg.adapters.rest.base import Operation
+from edukg.adapters.server import MAX_HEADER_BYTES, MAX_URL_BYTES
+from edukg.model.errors import (
+    ApiError,
+    HeadersTooLargeError,
+    URITooLongError,
+    ValidationError,
+    error_response,
+)
+
+Headers = list[tuple[bytes, bytes]]
+Scope = dict[str, Any]
+JSON = (b"content-type", b"application/json")
+MAX_QUERY_FIELDS = 64
+
+SEARCH_COST = 5  # tokens of the key's bucket: a search costs about five lookups
+MCP_COST = 5
+_LARGE_PAGE = 250  # records: a page beyond this is expensive work
+
+
+def request_cost(op: Operation, values: dict[str, Any]) -> int:
+    """Tokens a request takes from its key's bucket; more than one means expensive work
+    (run off the event loop, bounded by the work pool)."""
+    if "Search" in op.tags:
+        return SEARCH_COST
+    limit = values.get("limit")
+    if isinstance(limit, int) and limit > _LARGE_PAGE:
+        return 1 + limit // _LARGE_PAGE
+    return 1
+
+
+def check_sizes(scope: Scope) -> None:
+    """The head limits again, for servers other than edukg's own (which refuses earlier)."""
+    if len(scope.get("raw_path") or b"") + len(scope.get("query_string", b"")) > MAX_URL_BYTES:
+        raise URITooLongError(f"The URL is longer than {MAX_URL_BYTES} bytes.")
+    if sum(len(k) + len(v) for k, v in scope["headers"]) > MAX_HEADER_BYTES:
+        raise HeadersTooLargeError(f"The request headers exceed {MAX_HEADER_BYTES} bytes.")
+
+
+def error_answer(exc: ApiError, request_id: str) -> tuple[int, bytes, Headers]:
+    status, body = error_response(exc, request_id)
+    return status, body, [JSON]
+
+
+def query_of(scope: Scope) -> dict[str, list[str]]:
+    raw: bytes = scope.get("query_string", b"")
+    if not raw:
+        return {}
+    try:
+        pairs = parse_qsl(
+            raw.decode("utf-8"),
+            keep_blank_values=True,
+            errors="strict",
+            max_num_fields=MAX_QUERY_FIELDS,
+        )
+    except UnicodeDecodeError:
+        raise ValidationError("The query string is not valid UTF-8.") from None
+    except ValueError:
+        raise ValidationError(f"Too many query parameters (at most {MAX_QUERY_FIELDS}).") from None
+    query: dict[str, list[str]] = {}
+    for name, value in pairs:
+        query.setdefault(name, []).append(value)
+    return query
