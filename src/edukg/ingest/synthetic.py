@@ -126,17 +126,45 @@ def write(outdir: Path, scale: float = 1.0, seed: int = 0) -> dict[str, int]:
 
 
 def _build(scale: float, seed: int, nodes: list[bytes], rels: list[bytes]) -> None:
-    rng = random.Random(seed)  # noqa: S311 - reproducible test data, not secrets
-    w = _Writer(rng)
-    want_nodes = _scaled(FULL_NODES, scale)
-    want_rels = _scaled(FULL_RELATIONSHIPS, scale)
+    b = _Builder(scale, seed, nodes, rels)
+    b.frameworks()
+    b.components_and_links()
+    b.curriculum()
 
-    def node(label: str, identifier: str, props: dict[str, Any]) -> None:
-        nodes.append(orjson.dumps({"type": "node", "identifier": identifier, "labels": [label],
-                                   "properties": {"identifier": identifier, **props}}))  # fmt: skip
 
-    def rel(label: str, source: tuple[str, str], target: tuple[str, str], **props: Any) -> None:
-        identifier = w.uid()
+_DEPTH_TYPES = (("Domain", "Standard Grouping"), ("Cluster", "Standard Grouping"),
+                ("Standard", "Standard"), ("Component", "Standard"))  # fmt: skip
+_CURRICULUM_COMMON = {
+    "author": "Illustrative Mathematics", "license": _LICENSE, "inLanguage": "en-US",
+    "academicSubject": "Mathematics", "educationalUse": "instruction",
+    "audience": '["Teacher","Student","Family"]', "isOptional": "false",
+    "attributionStatement": "Knowledge Graph is provided by Learning Commons under the "
+    "CC BY-4.0 license. Learning Commons received the scope and sequence of a "
+    "curriculum under CC BY-4.0.",
+}  # fmt: skip
+_Level = list[tuple[str, str, str, str | None]]  # identifier, label, code, grade
+
+
+class _Builder:
+    """One synthetic export, drawn from one seeded generator in a fixed order."""
+
+    def __init__(self, scale: float, seed: int, nodes: list[bytes], rels: list[bytes]) -> None:
+        self.rng = random.Random(seed)  # noqa: S311 - reproducible test data, not secrets
+        self.w = _Writer(self.rng)
+        self.want_nodes = _scaled(FULL_NODES, scale)
+        self.want_rels = _scaled(FULL_RELATIONSHIPS, scale)
+        self.nodes, self.rels = nodes, rels
+        self.items: list[tuple[str, str, str, list[str]]] = []  # id, jurisdiction, subject, grades
+        self.child_edges = 0
+
+    def node(self, label: str, identifier: str, props: dict[str, Any]) -> None:
+        self.nodes.append(orjson.dumps({"type": "node", "identifier": identifier, "labels": [label],
+                                        "properties": {"identifier": identifier, **props}}))  # fmt: skip
+
+    def rel(
+        self, label: str, source: tuple[str, str], target: tuple[str, str], **props: Any
+    ) -> None:
+        identifier = self.w.uid()
         body = {"relationshipType": label, "identifier": identifier, "license": _LICENSE,
                 "provider": "Learning Commons", "author": "Learning Commons",
                 "description": _EDGE_TEXT.get(label, f"A {label} relationship."),
@@ -144,165 +172,174 @@ def _build(scale: float, seed: int, nodes: list[bytes], rels: list[bytes]) -> No
                 "the CC BY-4.0 license.", "sourceEntity": source[1], "targetEntity": target[1],
                 "sourceEntityKey": "identifier", "targetEntityKey": "caseIdentifierUUID",
                 "dateModified": "2025-03-27", **props}  # fmt: skip
-        rels.append(orjson.dumps({"type": "relationship", "identifier": identifier, "label": label,
-                                  "properties": body, "source_identifier": source[0],
-                                  "source_labels": [source[1]], "target_identifier": target[0],
-                                  "target_labels": [target[1]]}))  # fmt: skip
+        self.rels.append(orjson.dumps({"type": "relationship", "identifier": identifier,
+                                       "label": label, "properties": body,
+                                       "source_identifier": source[0], "source_labels": [source[1]],
+                                       "target_identifier": target[0],
+                                       "target_labels": [target[1]]}))  # fmt: skip
 
-    # Frameworks and their items: framework > domain > cluster > standard > sub-standard.
-    frameworks = want_nodes["StandardsFramework"]
-    per_framework = max(1, want_nodes["StandardsFrameworkItem"] // frameworks)
-    items: list[tuple[str, str, str, list[str]]] = []  # identifier, jurisdiction, subject, grades
-    item_budget = want_nodes["StandardsFrameworkItem"]
-    child_edges = 0
-    for f in range(frameworks):
+    def frameworks(self) -> None:
+        """Frameworks and their items: framework > domain > cluster > standard > component."""
+        frameworks = self.want_nodes["StandardsFramework"]
+        per_framework = max(1, self.want_nodes["StandardsFrameworkItem"] // frameworks)
+        item_budget = self.want_nodes["StandardsFrameworkItem"]
+        for f in range(frameworks):
+            remaining = per_framework if f < frameworks - 1 else item_budget
+            item_budget -= remaining
+            self._framework(f, remaining)
+        std = [i[0] for i in self.items]
+        for _ in range(max(0, self.want_rels["hasChild"] - self.child_edges)):
+            a, b = self.rng.sample(std, 2)  # a few items with two parents
+            self.rel("hasChild", (a, "StandardsFrameworkItem"), (b, "StandardsFrameworkItem"))
+
+    def _framework(self, f: int, remaining: int) -> None:
+        rng = self.rng
         jurisdiction = "Multi-State" if f % 10 == 0 else rng.choice(_STATES)
         subject = _SUBJECTS[f % len(_SUBJECTS)]
-        fid, case = w.uid(), w.uid()
-        attribution = _ATTRIBUTION.format(subject, jurisdiction)
-        node("StandardsFramework", fid, {
+        fid, case = self.w.uid(), self.w.uid()
+        self.node("StandardsFramework", fid, {
             "jurisdiction": jurisdiction, "academicSubject": subject, "license": _LICENSE,
-            "attributionStatement": attribution, "adoptionStatus": "Implemented",
+            "attributionStatement": _ATTRIBUTION.format(subject, jurisdiction),
+            "adoptionStatus": "Implemented",
             "dateModified": "2025-02-11", "isCurrent": "true" if f % 17 else "false",
             "provider": "Learning Commons", "inLanguage": "en-US", "caseIdentifierUUID": case,
             "author": f"{jurisdiction} Department of Education",
             "caseIdentifierURI": f"https://satchelcommons.com/ims/case/v1p0/CFDocuments/{case}",
             "name": f"{jurisdiction} {subject} Standards ({f})",
         })  # fmt: skip
-        remaining = per_framework if f < frameworks - 1 else item_budget
-        item_budget -= remaining
-        level: list[tuple[str, str, str, str | None]] = [(fid, "StandardsFramework", "", None)]
-        made = 0
-        depth_types = (("Domain", "Standard Grouping"), ("Cluster", "Standard Grouping"),
-                       ("Standard", "Standard"), ("Component", "Standard"))  # fmt: skip
-        depth = 0
+        top: _Level = [(fid, "StandardsFramework", "", None)]
+        level, made, depth = top, 0, 0
         while made < remaining:
-            parents = level
-            level = []
-            kind = depth_types[min(depth, 3)]
-            for parent_id, parent_label, parent_code, parent_grade in parents:
-                fanout = (
-                    rng.randint(3, 8),
-                    rng.randint(3, 6),
-                    rng.randint(4, 10),
-                    rng.randint(0, 4),
-                )[depth]
-                if depth >= 3 and made + fanout > remaining:
-                    fanout = remaining - made
-                for n in range(fanout):
-                    if made >= remaining:
-                        break
-                    grade = parent_grade or rng.choice(_GRADES)
-                    code = (
-                        f"{parent_code}.{n + 1}" if parent_code else f"{grade}.{chr(65 + n)}{f % 9}"
-                    )
-                    iid, icase = w.uid(), w.uid()
-                    grades = [grade] if rng.random() > 0.1 else list(_GRADES[9:])
-                    node("StandardsFrameworkItem", iid, {
-                        "jurisdiction": jurisdiction, "license": _LICENSE,
-                        "gradeLevel": orjson.dumps(grades).decode(),
-                        "attributionStatement": attribution, "adoptionStatus": "Adopted",
-                        "normalizedStatementType": kind[1],
-                        "description": w.text(6, 40) if depth >= 2 else w.text(3, 8),
-                        "dateModified": "2025-03-27", "statementCode": code, "isCurrent": "true",
-                        "provider": "Learning Commons", "inLanguage": "en-US",
-                        "caseIdentifierUUID": icase, "author": f"{jurisdiction} Department of Education",
-                        "academicSubject": subject, "statementType": kind[0],
-                        "caseIdentifierURI": f"https://satchelcommons.com/ims/case/v1p0/CFItems/{icase}",
-                    })  # fmt: skip
-                    rel("hasChild", (parent_id, parent_label), (iid, "StandardsFrameworkItem"))
-                    child_edges += 1
-                    items.append((iid, jurisdiction, subject, grades))
-                    level.append((iid, "StandardsFrameworkItem", code, grade))
-                    made += 1
+            parents, level = level, []
+            for parent in parents:
+                made = self._children(
+                    f, parent, depth, made, remaining, level, (jurisdiction, subject)
+                )
             depth += 1
             if not level or depth > 3:  # five levels deep at most: start more domains
-                level = [(fid, "StandardsFramework", "", None)]
-                depth = 0
-    std = [i[0] for i in items]
-    for _ in range(max(0, want_rels["hasChild"] - child_edges)):  # a few items with two parents
-        a, b = rng.sample(std, 2)
-        rel("hasChild", (a, "StandardsFrameworkItem"), (b, "StandardsFrameworkItem"))
+                level, depth = top, 0
 
-    # Learning components supporting standards.
-    lcs = [w.uid() for _ in range(want_nodes["LearningComponent"])]
-    for lc in lcs:
-        node("LearningComponent", lc, {
-            "description": w.text(5, 14), "examples": orjson.dumps([w.text(8, 20)]).decode(),
-            "academicSubject": rng.choice(_SUBJECTS), "author": "Achievement Network",
-            "provider": "Learning Commons", "license": _LICENSE, "inLanguage": "en-US",
-            "attributionStatement": "Knowledge Graph is provided by Learning Commons under the "
-            "CC BY-4.0 license. Learning Commons received learning components under CC BY-4.0 "
-            "from Achievement Network.", "dateCreated": "2025-04-01", "dateModified": "2025-04-01",
-        })  # fmt: skip
-    for _ in range(want_rels["supports"]):
-        rel(
-            "supports",
-            (rng.choice(lcs), "LearningComponent"),
-            (rng.choice(std), "StandardsFrameworkItem"),
-        )
-    for _ in range(want_rels["hasStandardAlignment"]):
-        shared = rng.randint(1, 5)
-        state, ccss = shared + rng.randint(0, 3), shared + rng.randint(0, 3)
-        rel("hasStandardAlignment", (rng.choice(std), "StandardsFrameworkItem"),
-            (rng.choice(std), "StandardsFrameworkItem"), jaccard=f"{shared / (state + ccss - shared):.4f}",
-            stateLCCount=str(state), ccssLCCount=str(ccss), sharedLCCount=str(shared),
-            dateCreated="2026-07-09")  # fmt: skip
-    for label in ("buildsTowards", "relatesTo"):
-        for _ in range(want_rels[label]):
-            a, b = rng.sample(std, 2)
-            rel(label, (a, "StandardsFrameworkItem"), (b, "StandardsFrameworkItem"))
+    def _children(
+        self,
+        f: int,
+        parent: tuple[str, str, str, str | None],
+        depth: int,
+        made: int,
+        remaining: int,
+        level: _Level,
+        where: tuple[str, str],
+    ) -> int:
+        """Add one parent's children at `depth`; return how many items exist now."""
+        rng = self.rng
+        parent_id, parent_label, parent_code, parent_grade = parent
+        jurisdiction, subject = where
+        kind = _DEPTH_TYPES[min(depth, 3)]
+        fanout = (rng.randint(3, 8), rng.randint(3, 6), rng.randint(4, 10), rng.randint(0, 4))[
+            depth
+        ]
+        if depth >= 3 and made + fanout > remaining:
+            fanout = remaining - made
+        for n in range(fanout):
+            if made >= remaining:
+                break
+            grade = parent_grade or rng.choice(_GRADES)
+            code = f"{parent_code}.{n + 1}" if parent_code else f"{grade}.{chr(65 + n)}{f % 9}"
+            iid, icase = self.w.uid(), self.w.uid()
+            grades = [grade] if rng.random() > 0.1 else list(_GRADES[9:])
+            self.node("StandardsFrameworkItem", iid, {
+                "jurisdiction": jurisdiction, "license": _LICENSE,
+                "gradeLevel": orjson.dumps(grades).decode(),
+                "attributionStatement": _ATTRIBUTION.format(subject, jurisdiction),
+                "adoptionStatus": "Adopted", "normalizedStatementType": kind[1],
+                "description": self.w.text(6, 40) if depth >= 2 else self.w.text(3, 8),
+                "dateModified": "2025-03-27", "statementCode": code, "isCurrent": "true",
+                "provider": "Learning Commons", "inLanguage": "en-US",
+                "caseIdentifierUUID": icase, "author": f"{jurisdiction} Department of Education",
+                "academicSubject": subject, "statementType": kind[0],
+                "caseIdentifierURI": f"https://satchelcommons.com/ims/case/v1p0/CFItems/{icase}",
+            })  # fmt: skip
+            self.rel("hasChild", (parent_id, parent_label), (iid, "StandardsFrameworkItem"))
+            self.child_edges += 1
+            self.items.append((iid, jurisdiction, subject, grades))
+            level.append((iid, "StandardsFrameworkItem", code, grade))
+            made += 1
+        return made
 
-    # Curriculum: courses > units > lessons > activities; assessments; alignments.
-    common = {"author": "Illustrative Mathematics", "license": _LICENSE, "inLanguage": "en-US",
-              "academicSubject": "Mathematics", "educationalUse": "instruction",
-              "audience": '["Teacher","Student","Family"]', "isOptional": "false",
-              "attributionStatement": "Knowledge Graph is provided by Learning Commons under the "
-              "CC BY-4.0 license. Learning Commons received the scope and sequence of a "
-              "curriculum under CC BY-4.0."}  # fmt: skip
+    def components_and_links(self) -> None:
+        """Learning components supporting standards; crosswalks and progressions."""
+        rng, w = self.rng, self.w
+        std = [i[0] for i in self.items]
+        lcs = [w.uid() for _ in range(self.want_nodes["LearningComponent"])]
+        for lc in lcs:
+            self.node("LearningComponent", lc, {
+                "description": w.text(5, 14), "examples": orjson.dumps([w.text(8, 20)]).decode(),
+                "academicSubject": rng.choice(_SUBJECTS), "author": "Achievement Network",
+                "provider": "Learning Commons", "license": _LICENSE, "inLanguage": "en-US",
+                "attributionStatement": "Knowledge Graph is provided by Learning Commons under the "
+                "CC BY-4.0 license. Learning Commons received learning components under CC BY-4.0 "
+                "from Achievement Network.", "dateCreated": "2025-04-01", "dateModified": "2025-04-01",
+            })  # fmt: skip
+        for _ in range(self.want_rels["supports"]):
+            self.rel("supports", (rng.choice(lcs), "LearningComponent"),
+                     (rng.choice(std), "StandardsFrameworkItem"))  # fmt: skip
+        for _ in range(self.want_rels["hasStandardAlignment"]):
+            shared = rng.randint(1, 5)
+            state, ccss = shared + rng.randint(0, 3), shared + rng.randint(0, 3)
+            self.rel("hasStandardAlignment", (rng.choice(std), "StandardsFrameworkItem"),
+                     (rng.choice(std), "StandardsFrameworkItem"),
+                     jaccard=f"{shared / (state + ccss - shared):.4f}", stateLCCount=str(state),
+                     ccssLCCount=str(ccss), sharedLCCount=str(shared),
+                     dateCreated="2026-07-09")  # fmt: skip
+        for label in ("buildsTowards", "relatesTo"):
+            for _ in range(self.want_rels[label]):
+                a, b = rng.sample(std, 2)
+                self.rel(label, (a, "StandardsFrameworkItem"), (b, "StandardsFrameworkItem"))
 
-    def curriculum(label: str, count: int, extra: dict[str, Any]) -> list[str]:
+    def _curriculum_nodes(self, label: str, count: int, extra: dict[str, Any]) -> list[str]:
         made = []
         for n in range(count):
-            identifier = f"im:{w.uid()}"
-            grade = rng.choice(_GRADES)
-            node(label, identifier, {**common, "name": w.text(2, 6)[:-1], "courseCode": f"im360:{grade}",
-                                     "curriculumLabel": extra.get("curriculumLabel", label),
-                                     "ordinalName": f"{extra.get('ordinal', label)} {n % 20 + 1}",
-                                     "gradeLevel": orjson.dumps([grade]).decode()})  # fmt: skip
+            identifier = f"im:{self.w.uid()}"
+            grade = self.rng.choice(_GRADES)
+            self.node(label, identifier, {
+                **_CURRICULUM_COMMON, "name": self.w.text(2, 6)[:-1],
+                "courseCode": f"im360:{grade}",
+                "curriculumLabel": extra.get("curriculumLabel", label),
+                "ordinalName": f"{extra.get('ordinal', label)} {n % 20 + 1}",
+                "gradeLevel": orjson.dumps([grade]).decode(),
+            })  # fmt: skip
             made.append(identifier)
         return made
 
-    courses = curriculum("Course", want_nodes["Course"], {"curriculumLabel": "Course"})
-    groupings = curriculum(
-        "LessonGrouping",
-        want_nodes["LessonGrouping"],
-        {"curriculumLabel": "Unit", "ordinal": "Unit"},
-    )
-    lessons = curriculum("Lesson", want_nodes["Lesson"], {"ordinal": "Lesson"})
-    activities = curriculum(
-        "Activity", want_nodes["Activity"], {"curriculumLabel": "Activity", "ordinal": "Activity"}
-    )
-    assessments = curriculum(
-        "Assessment",
-        want_nodes["Assessment"],
-        {"curriculumLabel": "Practice Problems", "ordinal": "Assessment"},
-    )
-    parts = [(rng.choice(courses), "Course", g, "LessonGrouping") for g in groupings]
-    parts += [(rng.choice(groupings), "LessonGrouping", x, "Lesson") for x in lessons]
-    parts += [(rng.choice(lessons), "Lesson", x, "Activity") for x in activities]
-    parts += [(rng.choice(lessons), "Lesson", x, "Assessment") for x in assessments]
-    for source, s_label, target, t_label in parts[: want_rels["hasPart"]]:
-        rel("hasPart", (source, s_label), (target, t_label))
-    content = [(x, "Lesson") for x in lessons] + [(x, "Activity") for x in activities] + [
-        (x, "Assessment") for x in assessments]  # fmt: skip
-    kinds = ("addressing", "building_toward", "building_on", "practicing")
-    for _ in range(want_rels["hasEducationalAlignment"]):
-        rel("hasEducationalAlignment", rng.choice(content), (rng.choice(std), "StandardsFrameworkItem"),
-            curriculumAlignmentType=orjson.dumps([rng.choice(kinds)]).decode())  # fmt: skip
-    for label, pool, pool_label in (("hasDependency", groupings, "LessonGrouping"),
-                                    ("mutuallyExclusiveWith", assessments, "Assessment"),
-                                    ("hasReference", assessments, "Assessment")):  # fmt: skip
-        for _ in range(want_rels[label]):
-            a, b = rng.sample(pool, 2)
-            rel(label, (a, pool_label), (b, pool_label))
+    def curriculum(self) -> None:
+        """Courses > units > lessons > activities; assessments; alignments."""
+        rng, want = self.rng, self.want_nodes
+        courses = self._curriculum_nodes("Course", want["Course"], {"curriculumLabel": "Course"})
+        groupings = self._curriculum_nodes("LessonGrouping", want["LessonGrouping"],
+                                           {"curriculumLabel": "Unit", "ordinal": "Unit"})  # fmt: skip
+        lessons = self._curriculum_nodes("Lesson", want["Lesson"], {"ordinal": "Lesson"})
+        activities = self._curriculum_nodes("Activity", want["Activity"],
+                                            {"curriculumLabel": "Activity", "ordinal": "Activity"})  # fmt: skip
+        assessments = self._curriculum_nodes(
+            "Assessment", want["Assessment"],
+            {"curriculumLabel": "Practice Problems", "ordinal": "Assessment"},
+        )  # fmt: skip
+        parts = [(rng.choice(courses), "Course", g, "LessonGrouping") for g in groupings]
+        parts += [(rng.choice(groupings), "LessonGrouping", x, "Lesson") for x in lessons]
+        parts += [(rng.choice(lessons), "Lesson", x, "Activity") for x in activities]
+        parts += [(rng.choice(lessons), "Lesson", x, "Assessment") for x in assessments]
+        for source, s_label, target, t_label in parts[: self.want_rels["hasPart"]]:
+            self.rel("hasPart", (source, s_label), (target, t_label))
+        content = [(x, "Lesson") for x in lessons] + [(x, "Activity") for x in activities] + [
+            (x, "Assessment") for x in assessments]  # fmt: skip
+        std = [i[0] for i in self.items]
+        kinds = ("addressing", "building_toward", "building_on", "practicing")
+        for _ in range(self.want_rels["hasEducationalAlignment"]):
+            self.rel("hasEducationalAlignment", rng.choice(content),
+                     (rng.choice(std), "StandardsFrameworkItem"),
+                     curriculumAlignmentType=orjson.dumps([rng.choice(kinds)]).decode())  # fmt: skip
+        for label, pool, pool_label in (("hasDependency", groupings, "LessonGrouping"),
+                                        ("mutuallyExclusiveWith", assessments, "Assessment"),
+                                        ("hasReference", assessments, "Assessment")):  # fmt: skip
+            for _ in range(self.want_rels[label]):
+                a, b = rng.sample(pool, 2)
+                self.rel(label, (a, pool_label), (b, pool_label))
