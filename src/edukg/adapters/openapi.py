@@ -6,7 +6,7 @@ from typing import Any
 
 from edukg import __version__
 from edukg.adapters.rest.base import Operation
-from edukg.model.contract import component_schemas
+from edukg.adapters.schemas import component_schemas
 
 _ERROR_TEXT = {
     304: "Not modified: the If-None-Match ETag is current",

@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 from edukg.adapters.params import CASE_UUID_PATH, CURSOR, LIMIT, Param
 from edukg.adapters.rest.base import Call, Operation, ref
-from edukg.model.contract import page_schema
+from edukg.adapters.schemas import page_schema
 from edukg.model.vocabulary import ACTIVITY, ASSESSMENT, LESSON
 from edukg.services import graph as service
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from edukg.adapters.params import CURSOR, INCLUDE_NON_CURRENT, LIMIT, Param
 from edukg.adapters.rest.base import Call, Operation, ref
-from edukg.model.contract import page_schema
+from edukg.adapters.schemas import page_schema
 from edukg.services import graph as service
 
 TAGS = ("Durable skills",)

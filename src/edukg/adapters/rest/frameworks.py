@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from edukg.adapters.params import CURSOR, INCLUDE_NON_CURRENT, JURISDICTION, LIMIT, SUBJECT, Param
 from edukg.adapters.rest.base import Call, Operation
-from edukg.model.contract import page_schema
+from edukg.adapters.schemas import page_schema
 from edukg.services import graph as service
 
 

@@ -14,7 +14,7 @@ from edukg.adapters.params import (
     Param,
 )
 from edukg.adapters.rest.base import Call, Operation, ref
-from edukg.model.contract import page_schema
+from edukg.adapters.schemas import page_schema
 from edukg.model.vocabulary import grade_mask
 from edukg.services import graph as service
 from edukg.store.base import BUILDS_TOWARDS, CHILDREN, COMPONENTS, PREREQUISITES, RELATED
