@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -123,68 +123,103 @@ def derive(
     `has_part`: (container, part) edges. `has_dependency`: (grouping, prerequisite).
     `alignments`: (content node, standard identifier, alignment types, standard JSON).
     """
-    out = Derived()
-    parts: dict[str, list[str]] = defaultdict(list)
-    parents: dict[str, list[str]] = defaultdict(list)
+    g = _Tree(nodes)
     for container, part in has_part:
         if container in nodes and part in nodes:
-            parts[container].append(part)
-            parents[part].append(container)
-
-    positions = {i: position_of(props) for i, (_, props) in nodes.items()}
-
-    def ordered(ids: Iterable[str]) -> list[str]:
-        return sorted(set(ids), key=lambda i: _sort_key(positions[i], i))
-
-    levels = _grouping_levels(nodes, parents)
-    docs: dict[str, bytes] = {}
+            g.parts[container].append(part)
+            g.parents[part].append(container)
+    g.levels = _grouping_levels(nodes, g.parents)
+    out = Derived()
+    _records(g, out)
+    curricula = {c for _, props in nodes.values() if (c := curriculum_of(props))}
+    out.rows.extend((CURRICULA, "", c, None, None, b"{}") for c in sorted(curricula))
     for identifier, (kind, props) in nodes.items():
-        values = {**props, "position": positions[identifier]}
+        out.rows.extend(_LISTS[kind](g, identifier, props) if kind in _LISTS else ())
+    out.rows.extend(_dependencies(nodes, has_dependency))
+    out.rows.extend(_alignments(nodes, g.docs, alignments))
+    return out
+
+
+@dataclass
+class _Tree:
+    """The curriculum's nodes and hasPart edges, with what derivations read of them."""
+
+    nodes: dict[str, tuple[str, dict[str, Any]]]
+    parts: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
+    parents: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
+    levels: dict[str, int | None] = field(default_factory=dict)
+    docs: dict[str, bytes] = field(default_factory=dict)
+    positions: dict[str, int | None] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.positions = {i: position_of(props) for i, (_, props) in self.nodes.items()}
+
+    def ordered(self, ids: Iterable[str]) -> list[str]:
+        return sorted(set(ids), key=lambda i: _sort_key(self.positions[i], i))
+
+    def kind_of(self, identifier: str) -> str:
+        return self.nodes[identifier][0]
+
+
+def _records(g: _Tree, out: Derived) -> None:
+    """Each node's record (position, grouping name and level), and each lesson's full name."""
+    for identifier, (kind, props) in g.nodes.items():
+        values = {**props, "position": g.positions[identifier]}
         if kind == GROUPING:
             label = props.get("curriculumLabel")
             values["groupName"] = label.lower() if isinstance(label, str) else None
-            values["groupLevel"] = levels.get(identifier)
-        docs[identifier] = encode(kind, identifier, values)
+            values["groupLevel"] = g.levels.get(identifier)
+        g.docs[identifier] = encode(kind, identifier, values)
         code = text = None
         if kind == LESSON:
-            full_name = full_ordinal_name(identifier, nodes, parents, levels)
+            full_name = full_ordinal_name(identifier, g.nodes, g.parents, g.levels)
             code = full_name.upper() if full_name else None
             name = props.get("name")
             text = name.lower() if isinstance(name, str) else None
             meta = {"fullOrdinalName": full_name}
             out.rows.append((LESSON_META, identifier, "", None, None, orjson.dumps(meta)))
-        out.docs.append((identifier, kind, docs[identifier], code, text))
+        out.docs.append((identifier, kind, g.docs[identifier], code, text))
 
-    curricula = {c for _, props in nodes.values() if (c := curriculum_of(props))}
-    out.rows.extend((CURRICULA, "", c, None, None, b"{}") for c in sorted(curricula))
 
-    def kind_of(identifier: str) -> str:
-        return nodes[identifier][0]
+def _course_rows(g: _Tree, identifier: str, props: dict[str, Any]) -> list[OutRow]:
+    rows: list[OutRow] = []
+    curriculum = curriculum_of(props)
+    if curriculum:
+        rows.append((COURSES, curriculum, identifier, None, None, g.docs[identifier]))
+    rows.extend(_scope_and_sequence(identifier, props, g.parts, g.ordered, g.nodes, g.docs))
+    rows.extend((WITHIN, identifier, inside, None, None, b"{}")
+                for inside in _descendants(identifier, g.parts))  # fmt: skip
+    return rows
 
-    for identifier, (kind, props) in nodes.items():
-        if kind == COURSE:
-            curriculum = curriculum_of(props)
-            if curriculum:
-                out.rows.append((COURSES, curriculum, identifier, None, None, docs[identifier]))
-            out.rows.extend(_scope_and_sequence(identifier, props, parts, ordered, nodes, docs))
-            for inside in _descendants(identifier, parts):
-                out.rows.append((WITHIN, identifier, inside, None, None, b"{}"))
-        elif kind == GROUPING:
-            lessons = [docs[i] for i in ordered(parts[identifier]) if kind_of(i) == LESSON]
-            detail = docs[identifier][:-1] + b',"lessons":[' + b",".join(lessons) + b"]}"
-            out.rows.append((GROUPING_DETAIL, identifier, "", None, None, detail))
-        elif kind == LESSON:
-            for part in parts[identifier]:
-                if kind_of(part) == ACTIVITY:
-                    key = _sort_key(positions[part], part)
-                    out.rows.append((ACTIVITIES, identifier, key, None, None, docs[part]))
-        elif kind == ASSESSMENT:
-            for container in _ancestors(identifier, parents):
-                out.rows.append((ASSESSMENTS, container, identifier, None, None, docs[identifier]))
 
-    out.rows.extend(_dependencies(nodes, has_dependency))
-    out.rows.extend(_alignments(nodes, docs, alignments))
-    return out
+def _grouping_rows(g: _Tree, identifier: str, _props: dict[str, Any]) -> list[OutRow]:
+    lessons = [g.docs[i] for i in g.ordered(g.parts[identifier]) if g.kind_of(i) == LESSON]
+    detail = g.docs[identifier][:-1] + b',"lessons":[' + b",".join(lessons) + b"]}"
+    return [(GROUPING_DETAIL, identifier, "", None, None, detail)]
+
+
+def _lesson_rows(g: _Tree, identifier: str, _props: dict[str, Any]) -> list[OutRow]:
+    return [
+        (ACTIVITIES, identifier, _sort_key(g.positions[part], part), None, None, g.docs[part])
+        for part in g.parts[identifier]
+        if g.kind_of(part) == ACTIVITY
+    ]
+
+
+def _assessment_rows(g: _Tree, identifier: str, _props: dict[str, Any]) -> list[OutRow]:
+    return [
+        (ASSESSMENTS, container, identifier, None, None, g.docs[identifier])
+        for container in _ancestors(identifier, g.parents)
+    ]
+
+
+# The list rows each kind of node adds (courses, groupings, lessons, assessments).
+_LISTS: dict[str, Callable[[_Tree, str, dict[str, Any]], list[OutRow]]] = {
+    COURSE: _course_rows,
+    GROUPING: _grouping_rows,
+    LESSON: _lesson_rows,
+    ASSESSMENT: _assessment_rows,
+}
 
 
 def _grouping_levels(
