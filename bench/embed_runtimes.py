@@ -1,11 +1,12 @@
-"""Embedding runtimes compared: edukg's NumPy encoder against sentence-transformers (torch).
+"""Embedding runtimes compared: edukg's (ONNX Runtime, int8), the NumPy float32 reference
+model (kept as the tests' oracle) and sentence-transformers (torch).
 
     python bench/embed_runtimes.py [--torch-python /path/to/venv/bin/python] [--texts N]
 
 Prints, for each runtime: install size of what it needs, cold start (import and model
 load, in a fresh process), time to embed one query, throughput on sample texts (one
-process with the BLAS's threads, and for NumPy also one process per core as `edukg
-index` runs it), and agreement with edukg's float32 vectors (mean cosine). The torch side needs a
+process, with the runtime's own threads), and agreement with the float32 vectors
+(mean cosine). The torch side needs a
 virtualenv with `pip install torch==2.13.0 sentence-transformers` and the model package.
 """
 
@@ -13,11 +14,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import orjson
@@ -30,12 +29,13 @@ import json, sys, time
 t0 = time.perf_counter()
 texts = json.load(open(sys.argv[2]))
 if sys.argv[1] == "numpy":
-    from edukg.model.encoder import Encoder
-    model = Encoder()
+    sys.path.insert(0, sys.argv[4])
+    from tests.numpy_encoder import NumpyEncoder
+    model = NumpyEncoder()
     encode = lambda batch: model.encode(batch)
 elif sys.argv[1] == "onnx":
-    from edukg.model.onnx_encoder import OnnxEncoder
-    model = OnnxEncoder()
+    from edukg.model.encoder import Encoder
+    model = Encoder()
     encode = lambda batch: model.encode(batch)
 else:
     from sentence_transformers import SentenceTransformer
@@ -80,7 +80,7 @@ def _size(python: str, packages: list[str]) -> float:
 
 def _probe(python: str, runtime: str, texts: Path, out: Path) -> dict[str, float]:
     result = subprocess.run(
-        [python, "-c", _PROBE, runtime, str(texts), str(out)],
+        [python, "-c", _PROBE, runtime, str(texts), str(out), str(HERE.parent)],
         capture_output=True,
         text=True,
         check=True,
@@ -103,30 +103,22 @@ def main() -> int:
     texts = texts[: args.texts]
     import numpy as np
 
-    from edukg.ingest.index import _Embedder
-
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "texts.json"
         path.write_text(json.dumps(texts))
         rows: list[tuple[str, float, dict[str, float], float | None, float | None]] = []
         ours = _probe(sys.executable, "numpy", path, Path(tmp) / "numpy.npy")
-        embed = _Embedder(os.cpu_count() or 1)
-        embed(texts[:2100])  # start the workers
-        t = time.perf_counter()
-        embed(texts)
-        parallel = len(texts) / (time.perf_counter() - t)
-        embed.close()
         size = _size(sys.executable, ["numpy", "tokenizers"])
-        rows.append(("edukg NumPy float32", size, ours, parallel, None))
+        rows.append(("NumPy float32 (tests' oracle)", size, ours, None, None))
         reference = np.load(Path(tmp) / "numpy.npy")
-        from edukg.model import onnx_encoder
+        from edukg.model import encoder
 
-        if onnx_encoder.available():
-            onnx_encoder.quantized_model()  # written once, before the cold start is timed
+        if encoder.available():
+            encoder.quantized_model()  # written once, before the cold start is timed
             int8 = _probe(sys.executable, "onnx", path, Path(tmp) / "onnx.npy")
             match = float((np.load(Path(tmp) / "onnx.npy") * reference).sum(axis=1).mean())
             size = _size(sys.executable, ["numpy", "tokenizers", "onnxruntime", "onnx"])
-            rows.append(("edukg ONNX Runtime int8", size, int8, None, match))
+            rows.append(("edukg: ONNX Runtime int8", size, int8, None, match))
         if args.torch_python:
             theirs = _probe(args.torch_python, "torch", path, Path(tmp) / "torch.npy")
             size = _size(
@@ -138,11 +130,11 @@ def main() -> int:
             rows.append(("sentence-transformers + torch", size, theirs, None, float(cos.mean())))
     print(f"{len(texts)} sample texts; model weights (both): 91 MB package, not counted\n")
     print(f"{'runtime':<30} {'install':>9} {'cold start':>11} {'one query':>10} "
-          f"{'texts/s':>8} {'texts/s, 1 proc/core':>21} {'mean cos':>11}")  # fmt: skip
-    for name, mb, f, per_core, agreement in rows:
+          f"{'texts/s':>8} {'mean cos':>11}")  # fmt: skip
+    for name, mb, f, _, agreement in rows:
         print(
             f"{name:<30} {mb:>6.0f} MB {f['cold']:>9.2f} s {f['query'] * 1000:>7.1f} ms"
-            f" {f['rate']:>8.0f} {per_core or 0:>21.0f} {agreement or 1.0:>11.6f}"
+            f" {f['rate']:>8.0f} {agreement or 1.0:>11.6f}"
         )
     return 0
 

@@ -16,7 +16,7 @@ from edukg.ingest.builder import build
 from edukg.ingest.demo import demo_lines
 from edukg.ingest.index import build_index, index
 from edukg.model.embedding import DIMENSIONS, ROW_BYTES
-from edukg.model.encoder import MAX_CHARS, MAX_TOKENS, Encoder
+from edukg.model.encoder import MAX_CHARS, MAX_TOKENS, Encoder, available
 from edukg.model.vocabulary import STANDARD
 from edukg.services import rank
 from edukg.services import search as searching
@@ -24,16 +24,27 @@ from edukg.store import is_postgres, open_indexer, open_store
 from edukg.store.base import Candidates, Search
 from edukg.store.sqlite_vectors import vectors_path
 from tests.conftest import Api
+from tests.numpy_encoder import NumpyEncoder
 
 REFERENCE = Path(__file__).parent / "data" / "minilm_reference.npy"
 
 
 @pytest.fixture(scope="module")
+def reference() -> NumpyEncoder:
+    """The float32 model in NumPy: the oracle the product's int8 vectors are held to."""
+    return NumpyEncoder()
+
+
+@pytest.fixture(scope="module")
 def encoder() -> Encoder:
-    return Encoder()
+    """edukg's encoder (ONNX Runtime, int8), as a serving process runs it."""
+    if not available():
+        pytest.skip("ONNX Runtime is not installed (pip install 'edukg[index]')")
+    return Encoder(threads=1)
 
 
-def test_encoder_gives_unit_vectors_that_mean_something(encoder: Encoder) -> None:
+def test_encoder_gives_unit_vectors_that_mean_something(reference: NumpyEncoder) -> None:
+    encoder = reference
     texts = [
         "Add fractions with unlike denominators.",
         "adding two fractions whose denominators differ",
@@ -49,24 +60,36 @@ def test_encoder_gives_unit_vectors_that_mean_something(encoder: Encoder) -> Non
     assert np.array_equal(encoder.encode(texts), v)
 
 
-def test_encoder_matches_the_reference_model(encoder: Encoder) -> None:
+def test_encoder_matches_the_reference_model(reference: NumpyEncoder) -> None:
     """Vectors of sentence-transformers (torch) for the same texts, saved once."""
+    encoder = reference
     reference = np.load(REFERENCE)
     texts = (Path(__file__).parent / "data" / "minilm_reference.txt").read_text().splitlines()
     cosines = (encoder.encode(texts) * reference).sum(axis=1)
     assert cosines.min() > 0.9999
 
 
-def test_int8_index_encoder_agrees(encoder: Encoder) -> None:
-    from edukg.model import onnx_encoder
-
-    if not onnx_encoder.available():
-        pytest.skip("ONNX Runtime is not installed (pip install 'edukg[index]')")
+def test_int8_index_encoder_agrees(encoder: Encoder, reference: NumpyEncoder) -> None:
     texts = (Path(__file__).parent / "data" / "minilm_reference.txt").read_text().splitlines()
-    int8 = onnx_encoder.OnnxEncoder(threads=1).encode(texts)
-    cosines = (int8 * encoder.encode(texts)).sum(axis=1)
+    int8 = encoder.encode(texts)
+    cosines = (int8 * reference.encode(texts)).sum(axis=1)
     assert cosines.mean() > 0.98 and cosines.min() > 0.95
     assert np.allclose(np.linalg.norm(int8, axis=1), 1.0, atol=1e-5)
+
+
+def test_int8_vectors_are_repeatable_and_near_alone_or_in_a_batch(encoder: Encoder) -> None:
+    """int8 activations are scaled per batch: a text alone (a query) and in a batch (the
+    index) differ by about 1% of a cosine; the same batch always gives the same vectors."""
+    texts = [
+        "Add fractions with unlike denominators.",
+        "adding two fractions whose denominators differ",
+        "Determine the theme of a story.",
+    ]
+    v = encoder.encode(texts)
+    assert np.array_equal(encoder.encode(texts), v)
+    assert v[0] @ v[1] > 0.7 and v[0] @ v[2] < 0.2
+    alone = encoder.encode([texts[2]])[0]
+    assert float(alone @ v[2]) > 0.98
 
 
 def test_long_and_empty_texts(encoder: Encoder) -> None:
@@ -167,7 +190,7 @@ def test_index_resumes_and_reuses_the_cache(fresh_db: str) -> None:
             raise Stop
 
     with pytest.raises(Stop):
-        build_index(indexer, stop_after_two_batches, workers=1, batch=40, runtime="numpy")
+        build_index(indexer, stop_after_two_batches, workers=1, batch=40)
     indexer.close()
     store = open_store(fresh_db, refresh=0)
     store.info()
@@ -180,7 +203,7 @@ def test_index_resumes_and_reuses_the_cache(fresh_db: str) -> None:
         )
         with open(partial, "ab") as f:
             f.write(b"\x00" * 100)
-    resumed = index(fresh_db, workers=1, runtime="numpy")
+    resumed = index(fresh_db, workers=1)
     assert resumed.resumed_at == 80 and resumed.embedded < resumed.rows - 80 + 1
     assert resumed.rows > 100
     first = _vectors(fresh_db)
@@ -190,7 +213,7 @@ def test_index_resumes_and_reuses_the_cache(fresh_db: str) -> None:
         for line in demo_lines()
     ]
     build([("changed demo", enumerate(lines, start=1))], fresh_db, "changed")
-    again = index(fresh_db, workers=1, runtime="numpy")
+    again = index(fresh_db, workers=1)
     assert again.embedded == 1 and again.from_cache == again.rows - 1
     assert len(_vectors(fresh_db)) == len(first)
     assert index(fresh_db).already_complete

@@ -34,9 +34,7 @@ from edukg.store import (
 )
 
 
-def index_step(
-    db: str, required: bool = False, runtime: str = "auto", after_load: bool = False
-) -> int:
+def index_step(db: str, required: bool = False, after_load: bool = False) -> int:
     """Build or finish the semantic index; without the model, say so (fail only if asked)."""
     from edukg.ingest.index import index  # noqa: PLC0415
     from edukg.model.encoder import ModelMissing  # noqa: PLC0415
@@ -52,9 +50,9 @@ def index_step(
     try:
         if bar is not None:
             with bar:
-                summary = index(db, progress, runtime=runtime)
+                summary = index(db, progress)
         else:
-            summary = index(db, runtime=runtime)
+            summary = index(db)
     except ModelMissing as exc:
         say(f"Semantic index not built: {exc}. Search ranks by words only.")
         return 1 if required else 0
@@ -83,7 +81,7 @@ def index_step(
 
 
 def cmd_index(args: argparse.Namespace) -> int:
-    return index_step(args.db, required=True, runtime=args.runtime)
+    return index_step(args.db, required=True)
 
 
 def cmd_load(args: argparse.Namespace) -> int:

