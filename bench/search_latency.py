@@ -20,6 +20,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
@@ -45,11 +46,43 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000
 
 
+def _timings(store: Any, rank: Any, searching: Any) -> dict[str, list[float]]:
+    """Seconds per call, by kind of search, over 200 random queries."""
+    rng = random.Random(1)
+    multi = "Multi-State"
+    kinds: dict[str, list[float]] = {}
+    for _ in range(200):
+        q = rng.choice(QUERIES)
+        grade = grade_mask([rng.choice(["3", "4", "5"])])
+        for mode in ("lexical", "hybrid"):
+            calls: list[tuple[str, Callable[..., object], tuple[object, ...]]] = [
+                ("standards", searching.search_standards,
+                 (store, q, None, Search(STANDARD, (), jurisdiction=multi), 5)),
+                ("standards+grade+subject", searching.search_standards,
+                 (store, q, None, Search(STANDARD, (), jurisdiction=multi,
+                                         subject="Mathematics", grades_mask=grade), 5)),
+                ("learning components", searching.search_components, (store, q, None, 5)),
+            ]  # fmt: skip
+            for kind, call, call_args in calls:
+                t = time.perf_counter()
+                call(*call_args, mode=mode)
+                kinds.setdefault(f"{kind} ({mode})", []).append(time.perf_counter() - t)
+        t = time.perf_counter()
+        searching.search_standards(
+            store, None, "3.A0.1", Search(STANDARD, (), jurisdiction=multi), 5
+        )
+        kinds.setdefault("standards by code", []).append(time.perf_counter() - t)
+        t = time.perf_counter()
+        rank.query_vector(q)
+        kinds.setdefault("query embedding alone", []).append(time.perf_counter() - t)
+    return kinds
+
+
 def main() -> int:
     import os
     import resource
 
-    # As `edukg serve` runs: one BLAS thread per process (cli._single_threaded_blas); NumPy
+    # As `edukg serve` runs: one BLAS thread per process (cli.output.single_threaded_blas); NumPy
     # is not loaded yet.
     for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS"):
         os.environ.setdefault(name, "1")
@@ -85,33 +118,7 @@ def main() -> int:
         rank.query_vector("warm up")
         cold = time.perf_counter() - t
         rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-        rng = random.Random(1)
-        multi = "Multi-State"
-        kinds: dict[str, list[float]] = {}
-        for _ in range(200):
-            q = rng.choice(QUERIES)
-            grade = grade_mask([rng.choice(["3", "4", "5"])])
-            for mode in ("lexical", "hybrid"):
-                calls: list[tuple[str, Callable[..., object], tuple[object, ...]]] = [
-                    ("standards", searching.search_standards,
-                     (store, q, None, Search(STANDARD, (), jurisdiction=multi), 5)),
-                    ("standards+grade+subject", searching.search_standards,
-                     (store, q, None, Search(STANDARD, (), jurisdiction=multi,
-                                             subject="Mathematics", grades_mask=grade), 5)),
-                    ("learning components", searching.search_components, (store, q, None, 5)),
-                ]  # fmt: skip
-                for kind, call, call_args in calls:
-                    t = time.perf_counter()
-                    call(*call_args, mode=mode)
-                    kinds.setdefault(f"{kind} ({mode})", []).append(time.perf_counter() - t)
-            t = time.perf_counter()
-            searching.search_standards(
-                store, None, "3.A0.1", Search(STANDARD, (), jurisdiction=multi), 5
-            )
-            kinds.setdefault("standards by code", []).append(time.perf_counter() - t)
-            t = time.perf_counter()
-            rank.query_vector(q)
-            kinds.setdefault("query embedding alone", []).append(time.perf_counter() - t)
+        kinds = _timings(store, rank, searching)
         store.close()
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"full-text index       {(pages[0] or 0) / 1e6:.1f} MB (SQLite FTS5)")

@@ -177,6 +177,118 @@ def rss_mb(pid: int) -> float:
     return 0.0
 
 
+def _edukg(edukg: list[str], db: str, key: str, weighted: list[tuple[str, str, str]],
+           seconds: int, procs: list[subprocess.Popen[bytes]]) -> tuple[dict[str, dict[str, float]], dict[str, bytes]]:  # fmt: skip
+    """edukg with its response cache (the default) and without it; the bodies it served."""
+    results: dict[str, dict[str, float]] = {}
+    headers = {"x-api-key": key}
+    paths = [p for _, p, _ in weighted]
+    bodies: dict[str, bytes] = {}
+    for name, extra in (("edukg", []), ("edukg-nocache", ["--response-cache-mb", "0"])):
+        port = free_port()
+        proc = subprocess.Popen(["taskset", "-c", "0", *edukg, "serve", "--db", db, "--port", str(port),
+                                 "--no-access-log", *extra], stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL)  # fmt: skip
+        procs.append(proc)
+        wait_port(port)
+        with httpx.Client(base_url=f"http://127.0.0.1:{port}", headers=headers) as client:
+            for kind, path, _ in weighted:
+                answer = client.get(path)
+                assert answer.status_code == 200, (kind, answer.status_code, answer.text[:200])
+                bodies[path] = answer.content
+        idle = rss_mb(proc.pid)
+        results[name] = wrk(f"http://127.0.0.1:{port}", paths, headers, seconds)
+        loaded = rss_mb(proc.pid)
+        results[name].update(
+            asyncio.run(fixed_rate(port, paths, headers, results[name]["rps"] / 2, seconds))
+        )
+        results[name]["rss_idle"], results[name]["rss_load"] = idle, loaded
+        proc.terminate()
+        proc.wait()
+    return results, bodies
+
+
+def _nginx(tmp: Path, paths: list[str], bodies: dict[str, bytes], seconds: int,
+           procs: list[subprocess.Popen[bytes]]) -> dict[str, float]:  # fmt: skip
+    """nginx: the byte-identical bodies as static files."""
+    root = tmp / "www"
+    root.mkdir()
+    tmp.chmod(0o755)  # nginx's workers run as an unprivileged user
+    root.chmod(0o755)
+    lookup = {}
+    for n, path in enumerate(dict.fromkeys(paths)):
+        (root / f"r{n}.json").write_bytes(bodies[path])
+        lookup[path] = f"/r{n}.json"
+    nport = free_port()
+    conf = tmp / "nginx.conf"
+    conf.write_text(f"""worker_processes 1; daemon off; pid {tmp}/nginx.pid; error_log {tmp}/error.log;
+events {{ worker_connections 1024; }}
+http {{ access_log off; sendfile on; tcp_nopush on; keepalive_requests 100000;
+  server {{ listen 127.0.0.1:{nport}; root {root}; default_type application/json; }} }}
+""")
+    proc = subprocess.Popen(["taskset", "-c", "0", "nginx", "-c", str(conf)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    procs.append(proc)
+    wait_port(nport)
+    npaths = [lookup[p] for p in paths]
+    result = wrk(f"http://127.0.0.1:{nport}", npaths, {}, seconds)
+    result.update(asyncio.run(fixed_rate(nport, npaths, {}, min(result["rps"] / 2, 6000), seconds)))
+    proc.terminate()
+    proc.wait()
+    return result
+
+
+def _datasette(datasette: str, db: str, weighted: list[tuple[str, str, str]], seconds: int,
+               procs: list[subprocess.Popen[bytes]]) -> dict[str, float]:  # fmt: skip
+    """datasette: the same data, the equivalent queries, as JSON."""
+    dport = free_port()
+    proc = subprocess.Popen(["taskset", "-c", "0", datasette, "serve", db, "--port", str(dport),
+                             "--setting", "sql_time_limit_ms", "5000", "--nolock"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    procs.append(proc)
+    wait_port(dport, 60)
+    name = Path(db).stem
+    dpaths = [f"/{name}.json?_shape=array&sql={quote(sql)}" for _, _, sql in weighted]
+    with httpx.Client(base_url=f"http://127.0.0.1:{dport}") as client:
+        check = client.get(dpaths[0])
+        assert check.status_code == 200, check.text[:300]
+    result = wrk(f"http://127.0.0.1:{dport}", dpaths, {}, seconds)
+    result.update(asyncio.run(fixed_rate(dport, dpaths, {}, result["rps"] / 2, seconds)))
+    proc.terminate()
+    proc.wait()
+    return result
+
+
+def _loaded_db(edukg: list[str], args: argparse.Namespace, tmp: Path) -> str:
+    if args.db is not None:
+        return str(args.db)
+    export = Path(args.export) if args.export else tmp / "export"
+    if not args.export:
+        subprocess.run([*edukg, "generate", str(export), "--scale", "full", "--seed", "7"],
+                       check=True, stdout=subprocess.DEVNULL)  # fmt: skip
+    db = str(tmp / "bench.db")
+    subprocess.run([*edukg, "load", str(export), "--db", db, "--no-index"], check=True,
+                   stdout=subprocess.DEVNULL)  # fmt: skip
+    return db
+
+
+def _report(table: list[tuple[str, int, str, str]], results: dict[str, dict[str, float]]) -> None:
+    print("request mix (weight): " + ", ".join(f"{k} ({w})" for k, w, _, _ in table))
+    for name, r in results.items():
+        print(f"{name:<10} {r['rps']:9,.0f} req/s (32 conns, closed loop)   fixed rate {r['achieved']:7,.0f}/s:"
+              f" p50 {r['p50']:6.2f} ms  p99 {r['p99']:6.2f} ms   errors {int(r['errors'] + r['fixed_errors'])}")  # fmt: skip
+    e, ngx, d = results["edukg"], results["nginx"], results["datasette"]
+    nc = results["edukg-nocache"]
+    print(f"edukg / datasette throughput  {e['rps'] / d['rps']:.1f}x   (target >= 5x;"
+          f" without the response cache {nc['rps'] / d['rps']:.1f}x)")  # fmt: skip
+    print(f"edukg / nginx throughput      {e['rps'] / ngx['rps'] * 100:.0f}%   (target >= 30%;"
+          f" without the response cache {nc['rps'] / ngx['rps'] * 100:.0f}%)")  # fmt: skip
+    print(f"edukg p99 at half its peak    {e['p99']:.2f} ms (target <= 20 ms)")
+    print(
+        f"edukg worker RSS              idle {e['rss_idle']:.0f} MB, after load {e['rss_load']:.0f} MB (target <= 300 MB)"
+    )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--db", help="an already loaded SQLite database")
@@ -194,123 +306,21 @@ def main() -> int:
     tmp = Path(tempfile.mkdtemp(prefix="edukg-serve-bench-"))
     procs: list[subprocess.Popen[bytes]] = []
     try:
-        db = args.db
-        if db is None:
-            export = Path(args.export) if args.export else tmp / "export"
-            if not args.export:
-                subprocess.run([*edukg, "generate", str(export), "--scale", "full", "--seed", "7"],
-                               check=True, stdout=subprocess.DEVNULL)  # fmt: skip
-            db = str(tmp / "bench.db")
-            subprocess.run(
-                [*edukg, "load", str(export), "--db", db, "--no-index"],
-                check=True,
-                stdout=subprocess.DEVNULL,
-            )
+        db = _loaded_db(edukg, args, tmp)
         key = subprocess.run([*edukg, "keys", "create", f"bench-{os.getpid()}", "--rate", "0", "--db", db],
                              check=True, capture_output=True, text=True).stdout.splitlines()[-1]  # fmt: skip
         table = mix(db)
         weighted = [(kind, path, sql) for kind, w, path, sql in table for _ in range(w)]
-        results: dict[str, dict[str, float]] = {}
-
-        # edukg, with its response cache (the default) and without it
-        headers = {"x-api-key": key}
+        results, bodies = _edukg(edukg, db, key, weighted, args.seconds, procs)
         paths = [p for _, p, _ in weighted]
-        bodies: dict[str, bytes] = {}
-        for name, extra in (("edukg", []), ("edukg-nocache", ["--response-cache-mb", "0"])):
-            port = free_port()
-            proc = subprocess.Popen(["taskset", "-c", "0", *edukg, "serve", "--db", db, "--port", str(port),
-                                     "--no-access-log", *extra], stdout=subprocess.DEVNULL,
-                                    stderr=subprocess.DEVNULL)  # fmt: skip
-            procs.append(proc)
-            wait_port(port)
-            with httpx.Client(base_url=f"http://127.0.0.1:{port}", headers=headers) as client:
-                for kind, path, _ in weighted:
-                    answer = client.get(path)
-                    assert answer.status_code == 200, (kind, answer.status_code, answer.text[:200])
-                    bodies[path] = answer.content
-            idle = rss_mb(proc.pid)
-            results[name] = wrk(f"http://127.0.0.1:{port}", paths, headers, args.seconds)
-            loaded = rss_mb(proc.pid)
-            results[name].update(
-                asyncio.run(
-                    fixed_rate(port, paths, headers, results[name]["rps"] / 2, args.seconds)
-                )
-            )
-            results[name]["rss_idle"], results[name]["rss_load"] = idle, loaded
-            proc.terminate()
-            proc.wait()
-
-        # nginx: the byte-identical bodies as static files
-        root = tmp / "www"
-        root.mkdir()
-        tmp.chmod(0o755)  # nginx's workers run as an unprivileged user
-        root.chmod(0o755)
-        static = []
-        for n, path in enumerate(dict.fromkeys(paths)):
-            (root / f"r{n}.json").write_bytes(bodies[path])
-            static.append((path, f"/r{n}.json"))
-        lookup = dict(static)
-        nport = free_port()
-        conf = tmp / "nginx.conf"
-        conf.write_text(f"""worker_processes 1; daemon off; pid {tmp}/nginx.pid; error_log {tmp}/error.log;
-events {{ worker_connections 1024; }}
-http {{ access_log off; sendfile on; tcp_nopush on; keepalive_requests 100000;
-  server {{ listen 127.0.0.1:{nport}; root {root}; default_type application/json; }} }}
-""")
-        proc = subprocess.Popen(["taskset", "-c", "0", "nginx", "-c", str(conf)],
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
-        procs.append(proc)
-        wait_port(nport)
-        npaths = [lookup[p] for p in paths]
-        results["nginx"] = wrk(f"http://127.0.0.1:{nport}", npaths, {}, args.seconds)
-        results["nginx"].update(
-            asyncio.run(
-                fixed_rate(nport, npaths, {}, min(results["nginx"]["rps"] / 2, 6000), args.seconds)
-            )
-        )
-        proc.terminate()
-        proc.wait()
-
-        # datasette: the same data, the equivalent queries, as JSON
-        dport = free_port()
-        proc = subprocess.Popen(["taskset", "-c", "0", datasette, "serve", db, "--port", str(dport),
-                                 "--setting", "sql_time_limit_ms", "5000", "-i" if False else "--nolock"],
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
-        procs.append(proc)
-        wait_port(dport, 60)
-        name = Path(db).stem
-        dpaths = [f"/{name}.json?_shape=array&sql={quote(sql)}" for _, _, sql in weighted]
-        with httpx.Client(base_url=f"http://127.0.0.1:{dport}") as client:
-            check = client.get(dpaths[0])
-            assert check.status_code == 200, check.text[:300]
-        results["datasette"] = wrk(f"http://127.0.0.1:{dport}", dpaths, {}, args.seconds)
-        results["datasette"].update(
-            asyncio.run(
-                fixed_rate(dport, dpaths, {}, results["datasette"]["rps"] / 2, args.seconds)
-            )
-        )
-        proc.terminate()
-        proc.wait()
+        results["nginx"] = _nginx(tmp, paths, bodies, args.seconds, procs)
+        results["datasette"] = _datasette(datasette, db, weighted, args.seconds, procs)
     finally:
         for proc in procs:
             if proc.poll() is None:
                 proc.kill()
         shutil.rmtree(tmp, ignore_errors=True)
-
-    print("request mix (weight): " + ", ".join(f"{k} ({w})" for k, w, _, _ in table))
-    for name, r in results.items():
-        print(f"{name:<10} {r['rps']:9,.0f} req/s (32 conns, closed loop)   fixed rate {r['achieved']:7,.0f}/s:"
-              f" p50 {r['p50']:6.2f} ms  p99 {r['p99']:6.2f} ms   errors {int(r['errors'] + r['fixed_errors'])}")  # fmt: skip
-    e, ngx, d = results["edukg"], results["nginx"], results["datasette"]
-    nc = results["edukg-nocache"]
-    print(f"edukg / datasette throughput  {e['rps'] / d['rps']:.1f}x   (target >= 5x;"
-          f" without the response cache {nc['rps'] / d['rps']:.1f}x)")  # fmt: skip
-    print(f"edukg / nginx throughput      {e['rps'] / ngx['rps'] * 100:.0f}%   (target >= 30%;"
-          f" without the response cache {nc['rps'] / ngx['rps'] * 100:.0f}%)")  # fmt: skip
-    print(f"edukg p99 at half its peak    {e['p99']:.2f} ms (target <= 20 ms)")
-    print(
-        f"edukg worker RSS              idle {e['rss_idle']:.0f} MB, after load {e['rss_load']:.0f} MB (target <= 300 MB)"
-    )
+    _report(table, results)
     return 0
 
 
