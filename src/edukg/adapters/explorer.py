@@ -57,11 +57,6 @@ class Explorer:
             page = page.replace(marker, value)
         self.page = page.encode()
 
-    @staticmethod
-    def owns(path: str) -> bool:
-        """Whether `path` is the explorer's."""
-        return path == EXPLORER_PATH or path.startswith(EXPLORER_PATH + "/")
-
     def respond(self, path: str) -> tuple[int, bytes, list[tuple[bytes, bytes]]] | None:
         """The asset at `path`, or the page for any other explorer path; None: unknown asset."""
         if path.startswith(f"{EXPLORER_PATH}/assets/"):

@@ -97,48 +97,17 @@ def _operation(op: Operation) -> dict[str, Any]:
     }
 
 
-def build_openapi(base_path: str, operations: tuple[Operation, ...]) -> dict[str, Any]:
-    """The OpenAPI 3.0 document of this server."""
+def build_openapi(
+    base_path: str,
+    operations: tuple[Operation, ...],
+    service_paths: dict[str, dict[str, Any]] | None = None,
+) -> dict[str, Any]:
+    """The OpenAPI 3.0 document of this server: `operations` under `base_path`, and the
+    path items of the service paths the route table documents."""
     paths: dict[str, Any] = {}
     for op in operations:
         paths.setdefault(base_path + op.path, {})["get"] = _operation(op)
-    paths["/readyz"] = {
-        "get": {
-            "operationId": "ready",
-            "summary": "Readiness: data loaded, databases reachable",
-            "description": "No key needed. 200 when ready to serve, 503 (with the failed "
-            "checks in `details`) otherwise.",
-            "tags": ["Service"],
-            "security": [],
-            "parameters": [],
-            "responses": {
-                "200": {
-                    "description": "Ready",
-                    "content": {"application/json": {"schema": {"type": "object"}}},
-                },
-                "503": _error_response(503),
-            },
-        }
-    }
-    paths["/healthz"] = {
-        "get": {
-            "operationId": "health",
-            "summary": "Liveness and loaded data version",
-            "description": "No key needed. 200 once data is loaded, 503 before.",
-            "tags": ["Service"],
-            "security": [],
-            "parameters": [],
-            "responses": {
-                "200": {
-                    "description": "Data is loaded",
-                    "content": {
-                        "application/json": {"schema": {"$ref": "#/components/schemas/Health"}}
-                    },
-                },
-                "503": _error_response(503),
-            },
-        }
-    }
+    paths.update(service_paths or {})
     return {
         "openapi": "3.0.3",
         "info": {
@@ -158,3 +127,44 @@ def build_openapi(base_path: str, operations: tuple[Operation, ...]) -> dict[str
             },
         },
     }
+
+
+# The service paths' descriptions; the app's route table lists them with their handlers.
+READY_PATH: dict[str, Any] = {
+    "get": {
+        "operationId": "ready",
+        "summary": "Readiness: data loaded, databases reachable",
+        "description": "No key needed. 200 when ready to serve, 503 (with the failed "
+        "checks in `details`) otherwise.",
+        "tags": ["Service"],
+        "security": [],
+        "parameters": [],
+        "responses": {
+            "200": {
+                "description": "Ready",
+                "content": {"application/json": {"schema": {"type": "object"}}},
+            },
+            "503": _error_response(503),
+        },
+    }
+}
+
+HEALTH_PATH: dict[str, Any] = {
+    "get": {
+        "operationId": "health",
+        "summary": "Liveness and loaded data version",
+        "description": "No key needed. 200 once data is loaded, 503 before.",
+        "tags": ["Service"],
+        "security": [],
+        "parameters": [],
+        "responses": {
+            "200": {
+                "description": "Data is loaded",
+                "content": {
+                    "application/json": {"schema": {"$ref": "#/components/schemas/Health"}}
+                },
+            },
+            "503": _error_response(503),
+        },
+    }
+}

@@ -22,9 +22,9 @@ import orjson
 
 from edukg.adapters.config import Settings
 from edukg.adapters.docs_page import render_docs, security_headers
-from edukg.adapters.explorer import Explorer
+from edukg.adapters.explorer import EXPLORER_PATH, Explorer
 from edukg.adapters.mcp import build_server, streamable_http_app
-from edukg.adapters.openapi import build_openapi
+from edukg.adapters.openapi import HEALTH_PATH, READY_PATH, build_openapi
 from edukg.adapters.params import parse
 from edukg.adapters.rest import OPERATIONS, Call
 from edukg.adapters.rest.base import Operation
@@ -39,7 +39,7 @@ from edukg.app.requests import (
     request_cost,
 )
 from edukg.app.responses import ResponseCache
-from edukg.app.routing import Router
+from edukg.app.routing import Found, Router
 from edukg.app.workpool import RETRY_AFTER, Busy, WorkPool
 from edukg.model.errors import (
     ApiError,
@@ -89,16 +89,15 @@ class EdukgApp:
         self.mcp_server = build_server(self.store)
         self._mcp_app = streamable_http_app(self.mcp_server)
         self._lifespan_stack = contextlib.AsyncExitStack()
-        self.router = Router(settings.base_path, OPERATIONS)
-        self.openapi = build_openapi(settings.base_path, OPERATIONS)
+        self.explorer = Explorer(settings.base_path)
+        self.router = self._routes(settings.base_path)
+        self.openapi = build_openapi(settings.base_path, OPERATIONS, self.router.documented)
         self._openapi_bytes = orjson.dumps(self.openapi)
         self._docs_bytes = render_docs(self.openapi)
         self._docs_headers = [
             (b"content-type", b"text/html; charset=utf-8"),
             *security_headers(self._docs_bytes),
         ]
-        self.explorer = Explorer(settings.base_path)
-        self._fixed = self._fixed_routes()
         # Private: responses sit behind a key, so shared caches must not keep them.
         self._cache_control = f"private, max-age={settings.cache_max_age}".encode()
         self.responses = ResponseCache(settings.response_cache_mb * 1024 * 1024)
@@ -125,15 +124,18 @@ class EdukgApp:
         started = time.perf_counter()
         extra: Headers = []  # headers every response carries once known (rate limits)
         who: list[str] = []  # the key's name, once authenticated (never the key)
-        if scope["path"] == MCP_PATH:
-            await self._mcp(scope, receive, send, (request_id, started, extra, who))
+        found = self.router.find(scope["path"])
+        if found is not None and found.mount is not None:
+            await found.mount(scope, receive, send, (request_id, started, extra, who))
             return
         try:
             if self.io is None:  # SQLite and in-process limits: microseconds, inline
-                answer = self._guarded(request_id, scope, self._respond, scope, extra, who)
+                answer = self._guarded(request_id, scope, self._respond, scope, found, extra, who)
             else:  # a database or Redis over the network: never on the event loop
                 answer = await self.io.run(
-                    lambda: self._guarded(request_id, scope, self._respond, scope, extra, who)
+                    lambda: self._guarded(
+                        request_id, scope, self._respond, scope, found, extra, who
+                    )
                 )
             if isinstance(answer, _Pending):  # expensive: off the event loop
                 pending = answer
@@ -204,24 +206,40 @@ class EdukgApp:
         }
         access_log.info(orjson.dumps(line).decode())
 
-    def _respond(self, scope: Scope, extra: Headers, who: list[str]) -> Response | _Pending:
+    def _routes(self, base_path: str) -> Router:
+        """The one table of everything this server answers."""
+        router = Router(base_path, OPERATIONS)
+
+        def docs_page(_scope: Scope) -> Response:
+            return 200, self._docs_bytes, self._docs_headers
+
+        router.fixed("/readyz", lambda _scope: self._ready(), READY_PATH)
+        router.fixed("/healthz", self._health, HEALTH_PATH)
+        router.fixed("/openapi.json", lambda _scope: (200, self._openapi_bytes, [_JSON]))
+        router.fixed("/docs", docs_page)
+        router.fixed("/docs/", docs_page)
+        router.prefix(EXPLORER_PATH, lambda scope: self.explorer.respond(scope["path"]))
+        router.mount(MCP_PATH, self._mcp)
+        return router
+
+    def _respond(
+        self, scope: Scope, found: Found | None, extra: Headers, who: list[str]
+    ) -> Response | _Pending:
         path: str = scope["path"]
         check_sizes(scope)
-        if self.router.under_base(path):
-            return self._respond_api(scope, extra, who)
+        if found is not None and found.api:
+            return self._respond_api(scope, found, extra, who)
         if scope["method"] not in ("GET", "HEAD"):
             extra.append(_ALLOW_READS)
             raise MethodNotAllowedError(f"{scope['method']} is not allowed here.")
-        fixed = self._fixed.get(path)
-        if fixed is not None:
-            return fixed(scope)
-        if Explorer.owns(path):
-            page = self.explorer.respond(path)
-            if page is not None:
-                return page
-        raise NotFoundError(f"Nothing at {path}. The API lives under {self.router.base_path}/.")
+        answer = found.handler(scope) if found is not None and found.handler else None
+        if answer is None:
+            raise NotFoundError(f"Nothing at {path}. The API lives under {self.router.base_path}/.")
+        return answer
 
-    def _respond_api(self, scope: Scope, extra: Headers, who: list[str]) -> Response | _Pending:
+    def _respond_api(
+        self, scope: Scope, found: Found, extra: Headers, who: list[str]
+    ) -> Response | _Pending:
         """An operation of the API: key, rate limit, parameters, then the data."""
         path: str = scope["path"]
         method: str = scope["method"]
@@ -230,13 +248,12 @@ class EdukgApp:
             raise MethodNotAllowedError(f"{method} is not allowed: this API is read-only.")
         principal = self.access.authenticate(scope)
         who.append(principal.name)
-        matched = self.router.match(path)
-        if matched is None:
+        if found.operation is None:
             self.access.limit(principal, extra)
             raise NotFoundError(f"No operation at {path}. See /openapi.json for the API.")
-        op, path_params = matched
+        op = found.operation
         try:
-            values = self._parsed(op, scope, path_params)
+            values = self._parsed(op, scope, found.values or {})
         except ApiError:
             self.access.limit(principal, extra)  # a bad request costs a token too
             raise
@@ -247,18 +264,6 @@ class EdukgApp:
             answer = self._complete(answer, *self._build(answer))
         self.access.confirm()  # after the reads, which may have brought the key revision
         return answer
-
-    def _fixed_routes(self) -> dict[str, Callable[[Scope], Response]]:
-        """The paths outside the API's base path that answer one fixed thing."""
-        docs: Response = (200, self._docs_bytes, self._docs_headers)
-        openapi: Response = (200, self._openapi_bytes, [_JSON])
-        return {
-            "/healthz": self._health,
-            "/readyz": lambda _scope: self._ready(),
-            "/openapi.json": lambda _scope: openapi,
-            "/docs": lambda _scope: docs,
-            "/docs/": lambda _scope: docs,
-        }
 
     def _parsed(self, op: Operation, scope: Scope, path: dict[str, str]) -> dict[str, Any]:
         """Validated values, remembered for recent URLs (a few thousand, oldest out):
