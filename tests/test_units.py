@@ -24,7 +24,7 @@ from edukg.model.vocabulary import (
     UUID_PATTERN,
     grade_mask,
 )
-from edukg.services.pagination import decode_cursor, encode_cursor, page_body, scope_of
+from edukg.services.pagination import decode_cursor, encode_cursor, page_body, query_key
 from edukg.store.base import CROSSWALK, LESSON_META
 
 SECRET = b"s" * 32
@@ -92,7 +92,7 @@ def test_an_empty_cursor_is_the_first_page() -> None:
 
 
 def test_cursor_round_trip_and_refusals() -> None:
-    scope = scope_of("listThings", {"subject": "Mathematics"})
+    scope = query_key("listThings", {"subject": "Mathematics"})
     cursor = encode_cursor("id-7", CONTENT, scope, SECRET)
     assert decode_cursor(cursor, CONTENT, scope, SECRET) == "id-7"
     assert decode_cursor(None, CONTENT, scope, SECRET) is None
@@ -103,14 +103,14 @@ def test_cursor_round_trip_and_refusals() -> None:
     with pytest.raises(ValidationError) as stale:
         decode_cursor(cursor, "d" * 64, scope, SECRET)
     assert stale.value.details == {"reason": "stale_cursor"}
-    other = scope_of("listThings", {"subject": "Science"})
+    other = query_key("listThings", {"subject": "Science"})
     with pytest.raises(ValidationError) as mismatch:
         decode_cursor(cursor, CONTENT, other, SECRET)
     assert mismatch.value.details == {"reason": "cursor_query_mismatch"}
 
 
 def test_scope_ignores_the_order_of_filters() -> None:
-    assert scope_of("op", {"a": 1, "b": 2}) == scope_of("op", {"b": 2, "a": 1})
+    assert query_key("op", {"a": 1, "b": 2}) == query_key("op", {"b": 2, "a": 1})
 
 
 def test_page_body_is_the_envelope() -> None:

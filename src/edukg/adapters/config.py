@@ -44,7 +44,7 @@ class Settings:
     rate: float = DEFAULT_RATE  # default per-key limit; 0 turns limits off
     burst: int = DEFAULT_BURST
     refresh: float = 1.0  # seconds between PostgreSQL readers' looks for a new version
-    access_log: bool = False  # one JSON line per request on the `edukg.access` logger
+    access_log: bool = True  # one JSON line per request on the `edukg.access` logger (as `serve`)
     cache_max_age: int = 60  # seconds clients may reuse a data response without asking
     response_cache_mb: int = 64  # finished responses kept per process, by ETag; 0: none
     work_threads: int = 2  # threads for expensive requests (searches, large pages, MCP)

@@ -192,7 +192,7 @@ class EdukgApp:
         self, scope: Scope, request_id: str, who: list[str], status: int, started: float
     ) -> None:
         """One JSON line per request: no key, no headers, a bounded path."""
-        if not self.settings.access_log:
+        if not self.settings.access_log or not access_log.isEnabledFor(logging.INFO):
             return
         query = scope.get("query_string", b"")[:512].decode("latin-1")
         line = {

@@ -10,8 +10,7 @@ Bounded by bytes, least recently used first out.
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
+from edukg.model.lru import ByteLru
 
 Headers = list[tuple[bytes, bytes]]
 
@@ -27,43 +26,32 @@ class ResponseCache:
     """Finished (body, headers) pairs by ETag, within a byte budget."""
 
     def __init__(self, max_bytes: int = DEFAULT_BYTES) -> None:
-        self._entries: OrderedDict[bytes, tuple[bytes, Headers]] = OrderedDict()
-        self._lock = threading.Lock()  # requests run on worker threads too (PostgreSQL)
+        self._entries: ByteLru[bytes, tuple[bytes, Headers]] = ByteLru(
+            max_bytes, lambda entry: len(entry[0]) + ENTRY_OVERHEAD, keep_last=False
+        )
         self._max = max_bytes
-        self.size = 0
-        self.hits = 0
-        self.misses = 0
+
+    @property
+    def size(self) -> int:
+        """Bytes held, overheads included."""
+        return self._entries.bytes
 
     def get(self, tag: bytes) -> tuple[bytes, Headers] | None:
         """The response stored under `tag`, if any (it becomes the most recent)."""
-        with self._lock:
-            found = self._entries.get(tag)
-            if found is None:
-                self.misses += 1
-                return None
-            self._entries.move_to_end(tag)
-            self.hits += 1
-            return found
+        return self._entries.get(tag)
 
     def put(self, tag: bytes, body: bytes, headers: Headers) -> None:
         """Keep a response unless it is too large; evict the least recent to fit."""
         if self._max <= 0 or len(body) > self._max // _LARGEST_SHARE:
             return
-        with self._lock:
-            if tag in self._entries:
-                return
-            self._entries[tag] = (body, headers)
-            self.size += len(body) + ENTRY_OVERHEAD
-            while self.size > self._max:
-                _, (old, _) = self._entries.popitem(last=False)
-                self.size -= len(old) + ENTRY_OVERHEAD
+        self._entries.put(tag, (body, headers))
 
     def status(self) -> dict[str, int]:
         """Figures for /healthz."""
         return {
             "entries": len(self._entries),
-            "bytes": self.size,
+            "bytes": self._entries.bytes,
             "maxBytes": self._max,
-            "hits": self.hits,
-            "misses": self.misses,
+            "hits": self._entries.hits,
+            "misses": self._entries.misses,
         }

@@ -14,7 +14,6 @@ import tempfile
 import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +29,7 @@ from edukg.ingest.reader import (
     read_lines,
     resolve,
 )
+from edukg.model.clock import utc_timestamp
 from edukg.model.vocabulary import CURRICULUM_KINDS, KIND_BY_LABEL, grade_mask
 from edukg.store import database_errors, is_postgres, open_loader
 from edukg.store.base import Loader
@@ -210,7 +210,7 @@ def build(
             {
                 "data_version": data_version,
                 "content_id": summary.content_id,
-                "loaded_at": datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
+                "loaded_at": utc_timestamp(),
                 "format": "1",
             },
             RULES,

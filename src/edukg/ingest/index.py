@@ -21,8 +21,6 @@ from edukg.store.base import Indexer
 log = logging.getLogger("edukg.index")
 
 _BATCH = 8192  # rows per durable step
-_PARALLEL_FROM = 2000  # fewer new texts than this: embed in-process (workers cost ~1 s)
-_PIECE = 512  # texts per job sent to a worker
 
 Progress = Callable[[int, int], None]  # (rows done, rows in all)
 

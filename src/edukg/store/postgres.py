@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import threading
 import time
-from collections import OrderedDict
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -26,6 +25,7 @@ from psycopg import sql as pgsql
 from psycopg_pool import ConnectionPool, PoolTimeout
 
 from edukg.model.embedding import DIMENSIONS
+from edukg.model.lru import ByteLru
 from edukg.store import pg_wire, shared
 from edukg.store.base import (
     Candidates,
@@ -54,8 +54,9 @@ class PostgresStore(Connections):
         self._schema: str | None = None
         self._info: DataInfo | None = None
         self._semantic: tuple[str, float] | None = None  # (schema, when seen complete)
-        self._candidates: OrderedDict[tuple[Any, ...], Candidates] = OrderedDict()
-        self._candidate_bytes = 0
+        self._candidates: ByteLru[tuple[Any, ...], Candidates] = ByteLru(
+            _CANDIDATE_BYTES, lambda found: int(found.vectors.nbytes)
+        )
         self._wire = WireReader.shared(url, WAIT)
         self._released = False
 
@@ -188,11 +189,9 @@ class PostgresStore(Connections):
             return None
         key = (schema, query.kind, query.jurisdiction, query.subject, query.statement_type,
                query.grades_mask)  # fmt: skip
-        with self._lock:
-            kept = self._candidates.get(key)
-            if kept is not None:
-                self._candidates.move_to_end(key)
-                return kept
+        kept = self._candidates.get(key)
+        if kept is not None:
+            return kept
         import numpy as np  # noqa: PLC0415 - only semantic search needs NumPy
 
         where, params = shared.search_filters(query, mark="%s")
@@ -203,12 +202,7 @@ class PostgresStore(Connections):
         )
         vectors = np.frombuffer(b"".join(bytes(v) for _, v in rows), dtype=np.float32)
         found = Candidates([i for i, _ in rows], vectors.reshape(len(rows), DIMENSIONS))
-        with self._lock:
-            self._candidates[key] = found
-            self._candidate_bytes += vectors.nbytes
-            while self._candidate_bytes > _CANDIDATE_BYTES and len(self._candidates) > 1:
-                _, old = self._candidates.popitem(last=False)
-                self._candidate_bytes -= old.vectors.nbytes
+        self._candidates.put(key, found)
         return found
 
     def _semantic_ready(self, schema: str) -> bool:

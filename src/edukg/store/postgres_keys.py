@@ -36,6 +36,7 @@ class PostgresKeyStore(Connections, KeyStoreBase):
     """API keys in `edukg.api_keys`, always on the primary."""
 
     keys_table = "edukg.api_keys"
+    mark = "%s"
     secret_table = "edukg.secret"  # noqa: S105 - a table name
 
     def __init__(self, url: str) -> None:
@@ -113,7 +114,7 @@ class PostgresKeyStore(Connections, KeyStoreBase):
     def _execute(self, sql: str, params: tuple[Any, ...]) -> Any:
         try:
             with self._connection() as conn:
-                cursor = conn.execute(sql.replace("?", "%s"), params)
+                cursor = conn.execute(sql, params)
                 return cursor.fetchall() if cursor.description else cursor.rowcount
         except (psycopg.OperationalError, PoolTimeout) as exc:
             raise StoreUnavailable(str(exc)) from None
@@ -131,7 +132,7 @@ class PostgresKeyStore(Connections, KeyStoreBase):
             with self._connection():  # the `edukg` schema, made once
                 pass
         try:
-            return self._wire.query(sql.replace("?", "%s"), list(params))
+            return self._wire.query(sql, list(params))
         except Unavailable as exc:
             raise StoreUnavailable(str(exc)) from None
 

@@ -153,9 +153,7 @@ class PostgresLoader:
             " JOIN nodes n ON n.identifier = l.other WHERE l.relation = %s)",
             (b"true}", CHILDREN),
         )
-        membership = (
-            shared.MEMBERSHIP.format(items="docs").replace("?", "%s") + " ON CONFLICT DO NOTHING"
-        )
+        membership = shared.MEMBERSHIP.format(items="docs", m="%s") + " ON CONFLICT DO NOTHING"
         c.execute(membership, (CHILDREN, CHILDREN))
         rows: dict[tuple[str, str, str], OutRow] = {}
         for row in rules.crosswalk_rows(c.execute(shared.CROSSWALK_SOURCE.format(p=""))):

@@ -44,17 +44,17 @@ CREATE INDEX docs_by_alt_code ON docs (kind, alt_code)
 """
 
 # Items of a framework: standards of a standards framework, skills of a skills framework,
-# reachable through hasChild. Parameters: the children relation, twice. `{items}` is a
+# reachable through hasChild. Parameters: the children relation, twice (`{m}`: the driver's mark). `{items}` is a
 # table with the docs columns it reads (docs itself, or a narrower copy).
 MEMBERSHIP = (
     "INSERT INTO membership"
     " WITH RECURSIVE reach(framework, member_kind, identifier) AS ("
     "  SELECT d.identifier, CASE d.kind WHEN 'framework' THEN 'standard' ELSE 'skill' END,"
-    "   l.other FROM {items} d JOIN links l ON l.relation = ? AND l.node = d.identifier"
+    "   l.other FROM {items} d JOIN links l ON l.relation = {m} AND l.node = d.identifier"
     "   WHERE d.kind IN ('framework', 'skills-framework')"
     "  UNION"
     "  SELECT r.framework, r.member_kind, l.other FROM reach r JOIN links l"
-    "   ON l.relation = ? AND l.node = r.identifier)"
+    "   ON l.relation = {m} AND l.node = r.identifier)"
     " SELECT r.framework, r.identifier, d.grades, d.subject, d.stmt_type"
     " FROM reach r JOIN {items} d ON d.identifier = r.identifier AND d.kind = r.member_kind"
     " WHERE true"  # lets SQLite parse the ON CONFLICT clause that follows
@@ -226,27 +226,28 @@ def _escape_like(word: str) -> str:
 SEARCHABLE_KINDS = ("standard", "component", "skill")
 
 
-def _scope_token(prefix: str, value: str) -> str:
+def _partition_token(prefix: str, value: str) -> str:
     # Digits after a letter: no stemmer or tokenizer changes it, no word can equal it.
     digest = hashlib.blake2b(value.encode(), digest_size=6).digest()
     return f"{prefix}{int.from_bytes(digest, 'big')}"
 
 
-def scope_tokens(kind: str, jurisdiction: str | None) -> str:
+def partition_tokens(kind: str, jurisdiction: str | None) -> str:
     """The full-text tokens that name a record's kind and jurisdiction."""
-    tokens = _scope_token("k", kind)
-    return tokens if jurisdiction is None else f"{tokens} {_scope_token('j', jurisdiction)}"
+    tokens = _partition_token("k", kind)
+    return tokens if jurisdiction is None else f"{tokens} {_partition_token('j', jurisdiction)}"
 
 
-def scope_match(query: Search) -> str:
-    """An FTS5 condition that narrows a search to its jurisdiction, or else to its kind.
+def partition_match(query: Search) -> str:
+    """An FTS5 condition that narrows a search to its jurisdiction, or else to its kind
+    (the full-text table's `scope` column holds these partition tokens).
 
     One token, the narrower: intersecting with the kind's list (every standard) as well
     would double the work, and the kind is checked on the matches anyway.
     """
     if query.jurisdiction is not None:
-        return f"scope : {_scope_token('j', query.jurisdiction)}"
-    return f"scope : {_scope_token('k', query.kind)}"
+        return f"scope : {_partition_token('j', query.jurisdiction)}"
+    return f"scope : {_partition_token('k', query.kind)}"
 
 
 # The rows of the semantic index: searchable records with text, numbered so that one

@@ -25,7 +25,7 @@ from edukg.store.base import (
     StoreUnavailable,
 )
 from edukg.store.keys import KeyStoreBase, keys_path_for
-from edukg.store.shared import page_sql, scope_match, search_filters
+from edukg.store.shared import page_sql, partition_match, search_filters
 from edukg.store.sqlite_vectors import vectors_path
 
 log = logging.getLogger("edukg.store")
@@ -186,7 +186,7 @@ class SqliteStore:
         if conn is None or not query.words:
             return []
         words = " OR ".join(f'"{w}"' for w in query.words)
-        match = f"{scope_match(query)} AND ({words})"
+        match = f"{partition_match(query)} AND ({words})"
         where, params = search_filters(query, prefix="")
         hits = conn.execute(
             "SELECT identifier, -bm25(search, 0, 0, 0, 0, 0, 0, 0, 1) AS relevance FROM search"
@@ -323,10 +323,6 @@ CREATE UNIQUE INDEX IF NOT EXISTS api_keys_live_name ON api_keys (name) WHERE re
 
 _VERIFIED_MAX = 10_000  # live keys remembered (only live ones: guesses cannot fill it)
 _REFUSED_MAX = 4_096  # wrong keys remembered, oldest forgotten first
-
-
-class MissingKeyStore(Exception):
-    """A command that reads keys named a key file that does not exist."""
 
 
 class SqliteKeyStore(KeyStoreBase):

@@ -155,7 +155,7 @@ class SqliteLoader:
         for statement in shared.INDEXES.split(";"):  # executescript would end the transaction
             c.execute(statement)
         c.execute(
-            shared.MEMBERSHIP.format(items="temp.items") + " ON CONFLICT DO NOTHING",
+            shared.MEMBERSHIP.format(items="temp.items", m="?") + " ON CONFLICT DO NOTHING",
             (CHILDREN, CHILDREN),
         )
         self._add_rows(rules.crosswalk_rows(c.execute(shared.CROSSWALK_SOURCE.format(p=""))))
@@ -180,7 +180,7 @@ class SqliteLoader:
         pairs = c.execute("SELECT DISTINCT kind, jurisdiction FROM temp.items").fetchall()
         c.executemany(
             "INSERT INTO scopes VALUES (?, ?, ?)",
-            [(kind, where, shared.scope_tokens(kind, where)) for kind, where in pairs],
+            [(kind, where, shared.partition_tokens(kind, where)) for kind, where in pairs],
         )
         marks = ",".join("?" * len(shared.SEARCHABLE_KINDS))
         c.execute(

@@ -12,7 +12,7 @@ from typing import Any
 
 from edukg.adapters.params import Param
 from edukg.services import graph as service
-from edukg.services.pagination import decode_cursor, page_body, scope_of
+from edukg.services.pagination import decode_cursor, page_body, query_key
 from edukg.store.base import DataInfo, Store
 
 
@@ -29,18 +29,18 @@ class Call:
     def after(self) -> str | None:
         """The identifier to continue after, from this request's cursor."""
         return decode_cursor(
-            self.values.get("cursor"), self.info.content_id, self.scope(), self.cursor_secret
+            self.values.get("cursor"), self.info.content_id, self.query_key(), self.cursor_secret
         )
 
-    def scope(self) -> str:
+    def query_key(self) -> str:
         """The hash of this request's filters, which its cursors carry."""
         filters = {k: v for k, v in self.values.items() if k not in ("limit", "cursor")}
-        return scope_of(self.operation_id, filters)
+        return query_key(self.operation_id, filters)
 
     def page(self, page: service.Page, key: bytes = b"data") -> bytes:
         """The paged-list envelope around a page of records."""
         return page_body(
-            page.rows, page.limit, self.info.content_id, self.scope(), self.cursor_secret, key
+            page.rows, page.limit, self.info.content_id, self.query_key(), self.cursor_secret, key
         )
 
 
