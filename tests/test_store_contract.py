@@ -18,6 +18,7 @@ from edukg.store.base import (
     ACTIVITIES,
     CHILDREN,
     CROSSWALK,
+    LESSON_META,
     SCOPE_SUMMARY,
     Linked,
     Listed,
@@ -208,3 +209,12 @@ def test_writer_switches_only_at_commit(fresh_db: str) -> None:
             again.close()
     finally:
         first.close()
+
+
+def test_lookup_many_is_lookup_for_each(store: Store) -> None:
+    lessons = [demo_node_id(f"lesson{n}") for n in range(1, 4)]
+    many = store.lookup_many(LESSON_META, [*lessons, "no-such-lesson", lessons[0]])
+    assert set(many) == set(lessons)
+    for lesson in lessons:
+        assert many[lesson] == store.lookup(LESSON_META, lesson)
+    assert store.lookup_many(LESSON_META, []) == {}

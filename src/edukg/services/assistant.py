@@ -180,14 +180,15 @@ def find_lessons(
         rows = graph.matching(store, Matching(LESSON, words=(lesson_name.strip().lower(),)), 1000)
     else:
         rows = _lessons_by_ordinal(store, ordinal or "")
+    records = [_decode(doc) for _, doc in rows]
+    if author:
+        records = [r for r in records if (r.get("author") or "").lower() == author.strip().lower()]
+    names = graph.lesson_full_ordinal_names(store, [r["identifier"] for r in records])
     lessons = []
-    for _, doc in rows:
-        record = _decode(doc)
-        if author and (record.get("author") or "").lower() != author.strip().lower():
-            continue
+    for record in records:
         lessons.append(
             {
-                "fullOrdinalName": graph.lesson_full_ordinal_name(store, record["identifier"]),
+                "fullOrdinalName": names.get(record["identifier"]),
                 "lessonName": record.get("name"),
                 "lessonIdentifier": record["identifier"],
                 "courseCode": record.get("courseCode"),
@@ -242,10 +243,6 @@ def _lessons_by_ordinal(store: Store, ordinal: str) -> list[tuple[str, bytes]]:
         if rows:
             return rows
     candidates = graph.matching(store, Matching(LESSON, code_prefix=f"{grade_part},"), 5000)
-    suffix = f"LESSON {lesson.upper()}"
-    out = []
-    for row in candidates:
-        full = graph.lesson_full_ordinal_name(store, row[0]) or ""
-        if full.upper().endswith(", " + suffix):
-            out.append(row)
-    return out
+    names = graph.lesson_full_ordinal_names(store, [identifier for identifier, _ in candidates])
+    suffix = f", LESSON {lesson.upper()}"
+    return [row for row in candidates if names.get(row[0], "").upper().endswith(suffix)]

@@ -333,6 +333,16 @@ def matching(store: Store, query: Matching, limit: int) -> list[Row]:
     return store.page(query, None, limit)
 
 
+def lesson_full_ordinal_names(store: Store, lesson_ids: list[str]) -> dict[str, str]:
+    """ "Grade 6, Unit 2, Lesson 3" for each lesson that has one, in one query."""
+    names = {}
+    for lesson_id, doc in store.lookup_many(LESSON_META, lesson_ids).items():
+        name = orjson.loads(doc).get("fullOrdinalName")
+        if isinstance(name, str):
+            names[lesson_id] = name
+    return names
+
+
 def lesson_full_ordinal_name(store: Store, lesson_id: str) -> str | None:
     """ "Grade 6, Unit 2, Lesson 3" for a lesson, where the data allows."""
     doc = store.lookup(LESSON_META, lesson_id)

@@ -175,6 +175,9 @@ class Store(Protocol):
     def lookup(self, relation: str, node: str, key: str = "") -> bytes | None:
         """One pre-encoded row of a relation (e.g. a course's scope and sequence)."""
 
+    def lookup_many(self, relation: str, nodes: Sequence[str], key: str = "") -> dict[str, bytes]:
+        """The rows of `relation` for each of `nodes` that has one, in one query."""
+
     def search(self, query: Search, limit: int) -> list[tuple[str, bytes, float]]:
         """Up to `limit` (identifier, record, relevance > 0), most relevant first."""
 

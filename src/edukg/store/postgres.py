@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 import psycopg
@@ -162,6 +162,17 @@ class PostgresStore(Connections):
             (relation, node, key),
         )
         return bytes(rows[0][0]) if rows else None
+
+    def lookup_many(self, relation: str, nodes: Sequence[str], key: str = "") -> dict[str, bytes]:
+        """Rows for many nodes in one query (an array parameter)."""
+        if not nodes:
+            return {}
+        rows = self._query(
+            "SELECT node, doc FROM {p}rows WHERE relation = %s AND sort_key = %s"
+            " AND node = ANY(%s)",
+            (relation, key, list(dict.fromkeys(nodes))),
+        )
+        return {str(node): bytes(doc) for node, doc in rows}
 
     def search(self, query: Search, limit: int) -> list[tuple[str, bytes, float]]:
         """PostgreSQL full text (English stemming), ts_rank_cd, filters in the same query."""

@@ -29,6 +29,7 @@ from edukg.store.shared import page_sql, partition_match, search_filters
 from edukg.store.sqlite_vectors import vectors_path
 
 log = logging.getLogger("edukg.store")
+_MANY = 500  # nodes per statement of lookup_many
 _MMAP_BYTES = 1 << 30  # 1 GiB: reads of an immutable file go straight to the page cache
 
 
@@ -175,6 +176,24 @@ class SqliteStore:
             (relation, node, key),
         ).fetchone()
         return bytes(row[0]) if row else None
+
+    def lookup_many(self, relation: str, nodes: Sequence[str], key: str = "") -> dict[str, bytes]:
+        """Rows for many nodes, a few hundred per statement (SQLite's parameter limit)."""
+        conn = self._connection()
+        found: dict[str, bytes] = {}
+        if conn is None:
+            return found
+        unique = list(dict.fromkeys(nodes))
+        for start in range(0, len(unique), _MANY):
+            chunk = unique[start : start + _MANY]
+            marks = ",".join("?" * len(chunk))
+            for node, doc in conn.execute(
+                f"SELECT node, doc FROM rows WHERE relation = ? AND sort_key = ?"
+                f" AND node IN ({marks})",
+                (relation, key, *chunk),
+            ):
+                found[node] = bytes(doc)
+        return found
 
     def search(self, query: Search, limit: int) -> list[tuple[str, bytes, float]]:
         """BM25 over the FTS5 index (Porter-stemmed words), filters applied in the same query.
