@@ -13,8 +13,9 @@ import pytest
 
 from edukg.adapters.params import CURSOR, LIMIT, Param, parse
 from edukg.ingest import curriculum, derive
-from edukg.ingest.normalize import BadValue, encode, typed, with_children
+from edukg.ingest.normalize import BadValue, encode, typed
 from edukg.model.errors import ValidationError
+from edukg.model.records import with_children, with_fields
 from edukg.model.vocabulary import (
     COURSE,
     CURRICULA,
@@ -164,6 +165,8 @@ def test_encode_writes_every_field_and_with_children_flips_the_last() -> None:
     assert list(record)[-1] == "hasChildren"
     assert record["hasChildren"] is False
     assert orjson.loads(with_children(doc))["hasChildren"] is True
+    assert orjson.loads(with_fields(doc, {"score": 0.5}))["score"] == 0.5
+    assert with_fields(doc, {}) == doc
 
 
 def test_grade_mask_is_one_bit_per_known_grade() -> None:

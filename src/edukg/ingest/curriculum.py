@@ -19,6 +19,7 @@ import orjson
 
 from edukg.ingest.normalize import encode
 from edukg.model.contract import GRADE_LEVELS
+from edukg.model.records import with_encoded, with_fields
 from edukg.model.vocabulary import ACTIVITY, ASSESSMENT, COURSE, CURRICULA, GROUPING, LESSON
 from edukg.store.base import (
     ACTIVITIES,
@@ -106,11 +107,6 @@ def _sort_key(position: int | None, identifier: str) -> str:
     return f"{_LAST if position is None else max(position, 0):08d}:{identifier}"
 
 
-def _with(doc: bytes, extra: dict[str, Any]) -> bytes:
-    """A pre-encoded object with more keys appended."""
-    return doc[:-1] + b"," + orjson.dumps(extra)[1:]
-
-
 def derive(
     nodes: dict[str, tuple[str, dict[str, Any]]],
     has_part: Iterable[tuple[str, str]],
@@ -194,7 +190,7 @@ def _course_rows(g: _Tree, identifier: str, props: dict[str, Any]) -> list[OutRo
 
 def _grouping_rows(g: _Tree, identifier: str, _props: dict[str, Any]) -> list[OutRow]:
     lessons = [g.docs[i] for i in g.ordered(g.parts[identifier]) if g.kind_of(i) == LESSON]
-    detail = g.docs[identifier][:-1] + b',"lessons":[' + b",".join(lessons) + b"]}"
+    detail = with_encoded(g.docs[identifier], b'"lessons":[' + b",".join(lessons) + b"]")
     return [(GROUPING_DETAIL, identifier, "", None, None, detail)]
 
 
@@ -363,9 +359,9 @@ def _alignments(
                 standard,
                 None,
                 None,
-                _with(standard_docs[standard], extra),
+                with_fields(standard_docs[standard], extra),
             )
         )
         relation = ALIGNED_TO[nodes[content][0]]
-        rows.append((relation, standard, content, None, None, _with(docs[content], extra)))
+        rows.append((relation, standard, content, None, None, with_fields(docs[content], extra)))
     return rows

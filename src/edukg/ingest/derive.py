@@ -13,7 +13,8 @@ from typing import Any
 import orjson
 
 from edukg.ingest import curriculum
-from edukg.ingest.normalize import typed, with_children
+from edukg.ingest.normalize import typed
+from edukg.model.records import with_children, with_encoded
 from edukg.store.base import CROSSWALK, DocOut, OutRow
 
 
@@ -28,9 +29,9 @@ def crosswalk_rows(rows: Iterable[tuple[Any, ...]]) -> Iterator[OutRow]:
                 "sharedLCCount": shared,
             }
         )
-        tail = b"," + figures[1:]
-        yield CROSSWALK, source, target, t_jur, jaccard, bytes(t_doc)[:-1] + tail
-        yield CROSSWALK, target, source, s_jur, jaccard, bytes(s_doc)[:-1] + tail
+        members = figures[1:-1]
+        yield CROSSWALK, source, target, t_jur, jaccard, with_encoded(bytes(t_doc), members)
+        yield CROSSWALK, target, source, s_jur, jaccard, with_encoded(bytes(s_doc), members)
 
 
 def _properties(line: bytes) -> dict[str, Any]:

@@ -148,11 +148,3 @@ def encode(kind: str, identifier: str, props: dict[str, Any]) -> bytes:
         record.pop("hasChildren", None)
         record["hasChildren"] = False  # last: `with_children` flips it by a cut
     return orjson.dumps(record)
-
-
-def with_children(doc: bytes) -> bytes:
-    """A standard's or skill's record from `encode`, saying it has children.
-
-    `encode` writes hasChildren last, as false, so that this is a cut and a join.
-    """
-    return doc[: -len(b"false}")] + b"true}"

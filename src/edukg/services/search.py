@@ -13,6 +13,7 @@ import orjson
 
 from edukg.model.embedding import INSTALL_MODEL
 from edukg.model.errors import ValidationError
+from edukg.model.records import with_encoded
 from edukg.model.vocabulary import COMPONENT, SKILL, STANDARD
 from edukg.services import rank
 from edukg.store.base import Matching, Row, Search, Store
@@ -74,7 +75,7 @@ def _relevance_score(relevance: float) -> float:
 
 
 def _with_score(doc: bytes, score: float) -> bytes:
-    return doc[:-1] + b',"score":' + orjson.dumps(score) + b"}"
+    return with_encoded(doc, b'"score":' + orjson.dumps(score))
 
 
 def _code_candidates(query: str) -> list[str]:
