@@ -6,52 +6,65 @@ from __future__ import annotations
 import contextlib
 import re
 import secrets
+import shutil
+import tempfile
 from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
-import orjson
 import psycopg
 from psycopg import sql as pgsql
 
 from edukg.model.embedding import ROW_BYTES
-from edukg.model.vocabulary import CURRICULUM_KINDS
 from edukg.store import shared
 from edukg.store.base import (
-    CHILDREN,
     Derivations,
-    OutRow,
 )
 from edukg.store.pg_common import LOAD_LOCK, ensure_meta, read_info, statements
+from edukg.store.sqlite_load import SqliteLoader
 
+# The served tables, without keys: COPY fills them, then the keys and indexes are built
+# in one pass each (cheaper than growing them row by row).
 _DATA_SCHEMA = """
-CREATE TABLE meta (key text PRIMARY KEY, value text NOT NULL);
-CREATE TABLE nodes (identifier text COLLATE "C" PRIMARY KEY, label text NOT NULL, kind text,
+CREATE TABLE meta (key text NOT NULL, value text NOT NULL);
+CREATE TABLE nodes (identifier text COLLATE "C" NOT NULL, label text NOT NULL, kind text,
   line bytea NOT NULL);
-CREATE TABLE edges (identifier text COLLATE "C" PRIMARY KEY, label text NOT NULL,
+CREATE TABLE edges (identifier text COLLATE "C" NOT NULL, label text NOT NULL,
   source text COLLATE "C" NOT NULL, target text COLLATE "C" NOT NULL, line bytea NOT NULL);
-CREATE TABLE docs (identifier text COLLATE "C" PRIMARY KEY, kind text NOT NULL, case_uuid text,
+CREATE TABLE docs (identifier text COLLATE "C" NOT NULL, kind text NOT NULL, case_uuid text,
   jurisdiction text, subject text, stmt_type text, grades integer NOT NULL DEFAULT 0,
   adoption text, is_current integer NOT NULL DEFAULT 1, doc bytea NOT NULL,
   code text COLLATE "C", text text COLLATE "C", alt_code text COLLATE "C");
 CREATE TABLE membership (framework text COLLATE "C" NOT NULL, identifier text COLLATE "C" NOT NULL,
-  grades integer NOT NULL, subject text, stmt_type text, PRIMARY KEY (framework, identifier));
+  grades integer NOT NULL, subject text, stmt_type text);
 CREATE TABLE links (relation text NOT NULL, node text COLLATE "C" NOT NULL,
-  other text COLLATE "C" NOT NULL, PRIMARY KEY (relation, node, other));
+  other text COLLATE "C" NOT NULL);
 CREATE TABLE rows (relation text NOT NULL, node text COLLATE "C" NOT NULL,
-  sort_key text COLLATE "C" NOT NULL, label text, score double precision, doc bytea NOT NULL,
-  PRIMARY KEY (relation, node, sort_key));
-CREATE TABLE figures (identifier text COLLATE "C" PRIMARY KEY, jaccard double precision,
-  state integer, ccss integer, shared integer);
-CREATE UNLOGGED TABLE nodes_in (seq bigint, identifier text, label text, kind text, line bytea);
-CREATE UNLOGGED TABLE docs_in (seq bigint, identifier text, kind text, case_uuid text,
-  jurisdiction text, subject text, stmt_type text, grades integer, adoption text,
-  is_current integer, doc bytea, code text, text text, alt_code text);
-CREATE UNLOGGED TABLE edges_in (seq bigint, identifier text, label text, source text,
-  target text, line bytea);
-CREATE UNLOGGED TABLE figures_in (seq bigint, identifier text, jaccard double precision,
-  state integer, ccss integer, shared integer);
+  sort_key text COLLATE "C" NOT NULL, label text, score double precision, doc bytea NOT NULL);
+CREATE TABLE semantic (row bigint NOT NULL, identifier text COLLATE "C" NOT NULL, kind text,
+  jurisdiction text, subject text, stmt_type text, grades integer)
 """
+_KEYS = """
+ALTER TABLE meta ADD PRIMARY KEY (key);
+ALTER TABLE nodes ADD PRIMARY KEY (identifier);
+ALTER TABLE edges ADD PRIMARY KEY (identifier);
+ALTER TABLE docs ADD PRIMARY KEY (identifier);
+ALTER TABLE membership ADD PRIMARY KEY (framework, identifier);
+ALTER TABLE links ADD PRIMARY KEY (relation, node, other);
+ALTER TABLE rows ADD PRIMARY KEY (relation, node, sort_key);
+CREATE INDEX semantic_scope ON semantic (kind, jurisdiction, subject, row);
+CREATE UNIQUE INDEX semantic_row ON semantic (row)
+"""
+# Each served table as the SQLite build holds it, in the order of its key.
+_PUBLISHED = (
+    ("docs", "identifier, kind, case_uuid, jurisdiction, subject, stmt_type, grades, adoption,"
+             " is_current, doc, code, text, alt_code", "identifier"),
+    ("membership", "framework, identifier, grades, subject, stmt_type", "framework, identifier"),
+    ("links", "relation, node, other", "relation, node, other"),
+    ("rows", "relation, node, sort_key, label, score, doc", "relation, node, sort_key"),
+    ("semantic", "row, identifier, kind, jurisdiction, subject, stmt_type, grades", "row"),
+)  # fmt: skip
 
 _SCHEMA_NAME = re.compile(r"^edukg_data_[0-9a-z_]+$")
 
@@ -61,7 +74,13 @@ class LoadInProgress(Exception):
 
 
 class PostgresLoader:
-    """Builds a new version schema with COPY, in one transaction, then switches."""
+    """Builds a version as every backend does, into a private SQLite file (one derivation
+    pipeline), then publishes it to a new schema with COPY, in one transaction, and
+    switches the pointer.
+
+    The SQLite build lives in a temporary directory ($TMPDIR) and is removed at the end;
+    at full scale it takes about 1.7 GB while the load runs.
+    """
 
     def __init__(self, url: str) -> None:
         self._conn = psycopg.connect(url, autocommit=True)
@@ -72,25 +91,8 @@ class PostgresLoader:
             raise LoadInProgress("another load into this database is running; try again later")
         stamp = datetime.now(UTC).strftime("%Y%m%d%H%M%S")
         self.schema = f"edukg_data_{stamp}_{secrets.token_hex(3)}"
-        self._seq = 0
-        # One transaction for the whole build: a failed or killed load leaves nothing behind.
-        self._conn.execute("BEGIN")
-        self._conn.execute(pgsql.SQL("CREATE SCHEMA {}").format(pgsql.Identifier(self.schema)))
-        self._conn.execute(
-            pgsql.SQL("SET LOCAL search_path TO {}").format(pgsql.Identifier(self.schema))
-        )
-        for statement in statements(_DATA_SCHEMA):
-            self._conn.execute(statement)
-
-    def _copy(self, table: str, columns: str, rows: Iterable[tuple[Any, ...]]) -> None:
-        with self._conn.cursor().copy(f"COPY {table} ({columns}) FROM STDIN") as copy:
-            for row in rows:
-                copy.write_row(row)
-
-    def _numbered(self, rows: list[tuple[Any, ...]]) -> Iterator[tuple[Any, ...]]:
-        for row in rows:
-            self._seq += 1
-            yield (self._seq, *row)
+        self._tmp = Path(tempfile.mkdtemp(prefix="edukg-pg-build-"))
+        self._build = SqliteLoader(str(self._tmp / "build.db"))
 
     def add(
         self,
@@ -99,81 +101,27 @@ class PostgresLoader:
         edges: list[tuple[str, str, str, str, bytes]],
         figures: list[tuple[str, float, int | None, int | None, int | None]],
     ) -> None:
-        """COPY one batch into the staging tables, numbered so that the last one wins."""
-        if nodes:
-            self._copy("nodes_in", "seq, identifier, label, kind, line", self._numbered(nodes))
-        if docs:
-            self._copy(
-                "docs_in",
-                "seq, identifier, kind, case_uuid, jurisdiction, subject, stmt_type, grades,"
-                " adoption, is_current, doc, code, text, alt_code",
-                self._numbered(docs),
-            )
-        if edges:
-            self._copy(
-                "edges_in", "seq, identifier, label, source, target, line", self._numbered(edges)
-            )
-        if figures:
-            self._copy(
-                "figures_in",
-                "seq, identifier, jaccard, state, ccss, shared",
-                self._numbered(figures),
-            )
+        """Take one batch into the SQLite build; a later identifier replaces an earlier one."""
+        self._build.add(nodes, docs, edges, figures)
 
     def finish(self, meta: dict[str, str], rules: Derivations) -> dict[str, Any]:
-        """Deduplicate, derive the served tables and count, inside the build transaction."""
-        c = self._conn
-        for table, columns in (
-            ("nodes", "identifier, label, kind, line"),
-            ("edges", "identifier, label, source, target, line"),
-            ("figures", "identifier, jaccard, state, ccss, shared"),
-            ("docs", "identifier, kind, case_uuid, jurisdiction, subject, stmt_type, grades,"
-                     " adoption, is_current, doc, code, text, alt_code"),
-        ):  # fmt: skip
-            c.execute(
-                f"INSERT INTO {table} ({columns}) SELECT DISTINCT ON (identifier) {columns}"
-                f" FROM {table}_in ORDER BY identifier, seq DESC"
-            )
-            c.execute(f"DROP TABLE {table}_in")
-        c.execute(
-            "DELETE FROM docs d USING nodes n WHERE n.identifier = d.identifier"
-            " AND n.kind IS DISTINCT FROM d.kind"
-        )
-        for statement in (shared.EDGE_INDEX, *statements(shared.INDEXES)):
+        """Derive in the SQLite build, then publish it inside the schema's transaction."""
+        counts = self._build.finish(meta, rules)
+        c, build = self._conn, self._build.connection()
+        # One transaction for the whole schema: a failed or killed load leaves nothing.
+        c.execute("BEGIN")
+        c.execute(pgsql.SQL("CREATE SCHEMA {}").format(pgsql.Identifier(self.schema)))
+        c.execute(pgsql.SQL("SET LOCAL search_path TO {}").format(pgsql.Identifier(self.schema)))
+        for statement in statements(_DATA_SCHEMA):
             c.execute(statement)
-        for relation, label, node, other in shared.LINKS:
-            c.execute(
-                f"INSERT INTO links SELECT %s, {node}, {other} FROM edges WHERE label = %s"
-                " ON CONFLICT DO NOTHING",
-                (relation, label),
-            )
-        c.execute(
-            "UPDATE docs SET doc = substring(doc from 1 for length(doc) - 6) || %s::bytea"
-            " WHERE kind IN ('standard', 'skill') AND identifier IN (SELECT l.node FROM links l"
-            " JOIN nodes n ON n.identifier = l.other WHERE l.relation = %s)",
-            (b"true}", CHILDREN),
-        )
-        membership = shared.MEMBERSHIP.format(items="docs", m="%s") + " ON CONFLICT DO NOTHING"
-        c.execute(membership, (CHILDREN, CHILDREN))
-        rows: dict[tuple[str, str, str], OutRow] = {}
-        for row in rules.crosswalk_rows(c.execute(shared.CROSSWALK_SOURCE.format(p=""))):
-            rows[row[:3]] = row
-        nodes = c.execute(
-            "SELECT identifier, kind, line FROM nodes WHERE kind = ANY(%s)",
-            (sorted(CURRICULUM_KINDS),),
-        )
-
-        def pairs(label: str) -> list[tuple[str, str]]:
-            return c.execute(
-                "SELECT source, target FROM edges WHERE label = %s", (label,)
-            ).fetchall()
-
-        aligned = c.execute(shared.ALIGNMENT_SOURCE.format(p=""))
-        docs, derived = rules.curriculum(nodes, pairs("hasPart"), pairs("hasDependency"), aligned)
-        self._copy("docs", "identifier, kind, doc, code, text", docs)
-        for row in derived:
-            rows[row[:3]] = row
-        self._copy("rows", "relation, node, sort_key, label, score, doc", rows.values())
+        for table, columns, order in _PUBLISHED:
+            rows = build.execute(f"SELECT {columns} FROM {table} ORDER BY {order}")
+            self._copy(table, rows, columns)
+        for table in ("nodes", "edges"):
+            self._copy(table, self._with_lines(build, table))
+        self._copy("meta", build.execute("SELECT key, value FROM meta WHERE key <> 'lines'"))
+        for statement in (*statements(_KEYS), *statements(shared.INDEXES)):
+            c.execute(statement)
         c.execute(
             "CREATE TABLE search AS SELECT identifier, to_tsvector('english',"
             " coalesce(code, '') || ' ' || coalesce(text, '')) AS tsv FROM docs"
@@ -182,23 +130,31 @@ class PostgresLoader:
         )
         c.execute("CREATE INDEX search_tsv ON search USING gin (tsv)")
         c.execute("ALTER TABLE search ADD PRIMARY KEY (identifier)")
-        for statement in statements(shared.SEMANTIC.format(items="docs")):
-            c.execute(statement)
-        # Filled by `edukg index` after the switch (see semantic.index).
+        # Filled by `edukg index` after the switch (see ingest.index).
         c.execute("CREATE TABLE vectors (row bigint PRIMARY KEY, vec bytea NOT NULL)")
-        counts = shared.counts(lambda q: c.execute(q).fetchall())
-        served = {
-            str(k): int(v)
-            for k, v in c.execute("SELECT kind, count(*) FROM docs GROUP BY kind ORDER BY 1")
-        }
-        meta = {**meta, "counts": orjson.dumps(served).decode()}
-        self._copy("meta", "key, value", meta.items())
         return counts
+
+    def _with_lines(self, build: Any, table: str) -> Iterator[tuple[Any, ...]]:
+        """A table of records with each record's line read back from the build's lines."""
+        columns = (
+            "identifier, label, kind" if table == "nodes" else "identifier, label, source, target"
+        )
+        for *values, pos, length in build.execute(
+            f"SELECT {columns}, pos, len FROM {table} ORDER BY identifier"
+        ):
+            yield (*values, self._build.line(pos, length))
+
+    def _copy(self, table: str, rows: Iterable[tuple[Any, ...]], columns: str = "") -> None:
+        target = f"{table} ({columns})" if columns else table
+        with self._conn.cursor().copy(f"COPY {target} FROM STDIN") as copy:
+            for row in rows:
+                copy.write_row(row)
 
     def commit(self) -> None:
         """End the build transaction, then point readers at the new schema."""
         c = self._conn
         c.execute("COMMIT")
+        self._discard_build()
         for table in ("nodes", "edges", "docs", "membership", "links", "rows"):
             c.execute(
                 pgsql.SQL("ANALYZE {}.{}").format(
@@ -234,7 +190,12 @@ class PostgresLoader:
         """Roll the build back: nothing of it remains, and the served version is untouched."""
         with contextlib.suppress(psycopg.Error):
             self._conn.execute("ROLLBACK")
+        self._discard_build()
         self._release()
+
+    def _discard_build(self) -> None:
+        self._build.abort()
+        shutil.rmtree(self._tmp, ignore_errors=True)
 
     def _release(self) -> None:
         with contextlib.suppress(psycopg.Error):

@@ -131,6 +131,14 @@ class SqliteLoader:
         self._offset += len(line) + 1
         return pos, len(line)
 
+    def connection(self) -> sqlite3.Connection:
+        """The build's own connection (to read a finished build before it is committed)."""
+        return self._conn
+
+    def line(self, pos: int, length: int) -> bytes:
+        """A record's line as read, from where `add` kept it."""
+        return self._line(pos, length)
+
     def _line(self, pos: int, length: int) -> bytes:
         if self._reader is None:
             self._lines.flush()
