@@ -9,6 +9,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -424,3 +425,28 @@ def test_server_without_data_answers_503(fresh_db: str, serve: Callable[[str], A
     build_demo(db)
     assert api.http.get("/healthz").status_code == 200
     assert api.ok("/standards-frameworks")["data"]
+
+
+def test_postgres_build_files_go_whatever_happens(
+    tmp_path: Path, postgres: Callable[[str], str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A PostgreSQL load builds in a private SQLite file under $TMPDIR: removed after a
+    load, after a failed one, and (by the next load) after a killed one."""
+    served_demo = postgres("buildfiles")
+    builds = tmp_path / "tmp"
+    builds.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(builds))
+    export = write_export(tmp_path / "in", list(demo_lines()))
+    load([str(export)], served_demo)
+    assert list(builds.iterdir()) == []
+    broken = write_export(tmp_path / "broken", [*list(demo_lines())[:5], b"{not json"])
+    with pytest.raises(LoadError):
+        load([str(broken)], served_demo)
+    assert list(builds.iterdir()) == []
+    # What a killed load leaves: a build directory named for a process that is gone.
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True).stdout.strip()  # fmt: skip
+    (builds / f"edukg-pg-build-{dead}-x").mkdir()
+    (builds / f"edukg-pg-build-{dead}-x" / "build.db").write_bytes(b"half")
+    load([str(export)], served_demo)
+    assert list(builds.iterdir()) == []

@@ -4,6 +4,8 @@ then one switch of the pointer; and the semantic index written beside it."""
 from __future__ import annotations
 
 import contextlib
+import mmap
+import os
 import re
 import secrets
 import shutil
@@ -22,7 +24,7 @@ from edukg.store.base import (
     Derivations,
 )
 from edukg.store.pg_common import LOAD_LOCK, ensure_meta, read_info, statements
-from edukg.store.sqlite_load import SqliteLoader
+from edukg.store.sqlite_load import SqliteLoader, pid_alive
 
 # The served tables, without keys: COPY fills them, then the keys and indexes are built
 # in one pass each (cheaper than growing them row by row).
@@ -65,8 +67,33 @@ _PUBLISHED = (
     ("rows", "relation, node, sort_key, label, score, doc", "relation, node, sort_key"),
     ("semantic", "row, identifier, kind, jurisdiction, subject, stmt_type, grades", "row"),
 )  # fmt: skip
+# Each published table's column types, for binary COPY (records travel as raw bytes).
+_TYPES = {
+    "docs": ["text"] * 6 + ["int4", "text", "int4", "bytea", "text", "text", "text"],
+    "membership": ["text", "text", "int4", "text", "text"],
+    "links": ["text", "text", "text"],
+    "rows": ["text", "text", "text", "text", "float8", "bytea"],
+    "semantic": ["int8", "text", "text", "text", "text", "text", "int4"],
+    "nodes": ["text", "text", "text", "bytea"],
+    "edges": ["text", "text", "text", "text", "bytea"],
+    "meta": ["text", "text"],
+}
 
 _SCHEMA_NAME = re.compile(r"^edukg_data_[0-9a-z_]+$")
+
+
+_BUILD_PREFIX = "edukg-pg-build-"  # then the loading process's id
+
+
+def _remove_stale_builds() -> None:
+    """Remove the SQLite builds of loads that were killed (their process is gone)."""
+    for path in Path(tempfile.gettempdir()).glob(f"{_BUILD_PREFIX}*"):
+        try:
+            pid = int(path.name[len(_BUILD_PREFIX) :].split("-")[0])
+        except ValueError:
+            continue
+        if not pid_alive(pid):
+            shutil.rmtree(path, ignore_errors=True)
 
 
 class LoadInProgress(Exception):
@@ -91,8 +118,9 @@ class PostgresLoader:
             raise LoadInProgress("another load into this database is running; try again later")
         stamp = datetime.now(UTC).strftime("%Y%m%d%H%M%S")
         self.schema = f"edukg_data_{stamp}_{secrets.token_hex(3)}"
-        self._tmp = Path(tempfile.mkdtemp(prefix="edukg-pg-build-"))
-        self._build = SqliteLoader(str(self._tmp / "build.db"))
+        _remove_stale_builds()
+        self._tmp = Path(tempfile.mkdtemp(prefix=f"{_BUILD_PREFIX}{os.getpid()}-"))
+        self._build = SqliteLoader(str(self._tmp / "build.db"), full_text=False)
 
     def add(
         self,
@@ -117,11 +145,19 @@ class PostgresLoader:
         for table, columns, order in _PUBLISHED:
             rows = build.execute(f"SELECT {columns} FROM {table} ORDER BY {order}")
             self._copy(table, rows, columns)
-        for table in ("nodes", "edges"):
-            self._copy(table, self._with_lines(build, table))
+        with (
+            open(self._build.lines_file(), "rb") as f,
+            mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as lines,
+        ):
+            for table in ("nodes", "edges"):
+                self._copy(table, _with_lines(build, table, lines))
         self._copy("meta", build.execute("SELECT key, value FROM meta WHERE key <> 'lines'"))
+        # Sorts in memory for the keys and indexes; statistics so that the full-text
+        # table below is computed by parallel workers.
+        c.execute("SET LOCAL maintenance_work_mem = '256MB'")
         for statement in (*statements(_KEYS), *statements(shared.INDEXES)):
             c.execute(statement)
+        c.execute("ANALYZE docs")
         c.execute(
             "CREATE TABLE search AS SELECT identifier, to_tsvector('english',"
             " coalesce(code, '') || ' ' || coalesce(text, '')) AS tsv FROM docs"
@@ -134,19 +170,10 @@ class PostgresLoader:
         c.execute("CREATE TABLE vectors (row bigint PRIMARY KEY, vec bytea NOT NULL)")
         return counts
 
-    def _with_lines(self, build: Any, table: str) -> Iterator[tuple[Any, ...]]:
-        """A table of records with each record's line read back from the build's lines."""
-        columns = (
-            "identifier, label, kind" if table == "nodes" else "identifier, label, source, target"
-        )
-        for *values, pos, length in build.execute(
-            f"SELECT {columns}, pos, len FROM {table} ORDER BY identifier"
-        ):
-            yield (*values, self._build.line(pos, length))
-
     def _copy(self, table: str, rows: Iterable[tuple[Any, ...]], columns: str = "") -> None:
         target = f"{table} ({columns})" if columns else table
-        with self._conn.cursor().copy(f"COPY {target} FROM STDIN") as copy:
+        with self._conn.cursor().copy(f"COPY {target} FROM STDIN (FORMAT BINARY)") as copy:
+            copy.set_types(_TYPES[table])
             for row in rows:
                 copy.write_row(row)
 
@@ -202,6 +229,15 @@ class PostgresLoader:
             self._conn.execute("SELECT pg_advisory_unlock(%s)", (LOAD_LOCK,))
         with contextlib.suppress(psycopg.Error):
             self._conn.close()
+
+
+def _with_lines(build: Any, table: str, lines: mmap.mmap) -> Iterator[tuple[Any, ...]]:
+    """A table of records with each record's line, read in the order they were kept."""
+    columns = "identifier, label, kind" if table == "nodes" else "identifier, label, source, target"
+    for *values, pos, length in build.execute(
+        f"SELECT {columns}, pos, len FROM {table} ORDER BY pos"
+    ):
+        yield (*values, lines[pos : pos + length])
 
 
 class PostgresIndexer:

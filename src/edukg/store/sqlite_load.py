@@ -38,7 +38,8 @@ DocRow = tuple[
 FigureRow = tuple[str, float, int | None, int | None, int | None]
 
 
-def _pid_alive(pid: int) -> bool:
+def pid_alive(pid: int) -> bool:
+    """Whether a process of this machine with id `pid` still runs."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -55,7 +56,7 @@ def remove_stale_builds(db: Path) -> None:
             pid = int(path.name[len(db.name) + len(_BUILD_MARK) :].split("-")[0])
         except ValueError:
             continue
-        if not _pid_alive(pid):
+        if not pid_alive(pid):
             with contextlib.suppress(FileNotFoundError):
                 path.unlink()
 
@@ -63,7 +64,10 @@ def remove_stale_builds(db: Path) -> None:
 class SqliteLoader:
     """Writes one new version. Nothing touches the served file until `commit`."""
 
-    def __init__(self, db: str) -> None:
+    def __init__(self, db: str, full_text: bool = True) -> None:
+        """`full_text`: build SQLite's own full-text index (a build to be published
+        elsewhere does without)."""
+        self._full_text = full_text
         self.target = Path(db)
         self.target.parent.mkdir(parents=True, exist_ok=True)
         remove_stale_builds(self.target)
@@ -135,9 +139,10 @@ class SqliteLoader:
         """The build's own connection (to read a finished build before it is committed)."""
         return self._conn
 
-    def line(self, pos: int, length: int) -> bytes:
-        """A record's line as read, from where `add` kept it."""
-        return self._line(pos, length)
+    def lines_file(self) -> Path:
+        """Where `add` kept the records' lines (complete once `finish` has run)."""
+        self._lines.flush()
+        return self.lines_path
 
     def _line(self, pos: int, length: int) -> bytes:
         if self._reader is None:
@@ -173,6 +178,21 @@ class SqliteLoader:
             docs,
         )
         self._add_rows(rows)
+        if self._full_text:
+            self._search_table()
+        for statement in shared.SEMANTIC.format(items="temp.items").split(";"):
+            c.execute(statement)
+        c.execute("DROP TABLE temp.items")
+        counts = shared.counts(lambda sql: c.execute(sql).fetchall())
+        meta = {**meta, "counts": orjson.dumps(_served_counts(c)).decode()}
+        c.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", meta.items())
+        c.execute("COMMIT")
+        c.execute("PRAGMA optimize")
+        return counts
+
+    def _search_table(self) -> None:
+        """The full-text index (FTS5): what a SQLite store searches by words."""
+        c = self._conn
         # Full-text index: Porter stemming, so "adding fractions" finds "add ... fractions".
         # The filter columns ride along, unindexed, so a search never joins the records
         # (large rows) until it has its top hits.
@@ -198,15 +218,6 @@ class SqliteLoader:
             f" AND s.jurisdiction IS i.jurisdiction WHERE i.kind IN ({marks})",
             shared.SEARCHABLE_KINDS,
         )
-        for statement in shared.SEMANTIC.format(items="temp.items").split(";"):
-            c.execute(statement)
-        c.execute("DROP TABLE temp.items")
-        counts = shared.counts(lambda sql: c.execute(sql).fetchall())
-        meta = {**meta, "counts": orjson.dumps(_served_counts(c)).decode()}
-        c.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", meta.items())
-        c.execute("COMMIT")
-        c.execute("PRAGMA optimize")
-        return counts
 
     def _write_docs(self, rules: Derivations) -> None:
         """Write the served records in key order, and the narrow copy the later passes read.
