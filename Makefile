@@ -63,6 +63,8 @@ bench: setup
 	$(BIN)/python bench/embed_runtimes.py
 	$(BIN)/python bench/soak.py --seconds 30
 	$(BIN)/python bench/backends.py
+	$(BIN)/python bench/workers.py
+	$(BIN)/python bench/pg_load.py --rounds 1
 	$(BIN)/python bench/fairness.py
 	$(BIN)/python bench/response_cache.py
 
