@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import secrets
 import shutil
@@ -23,6 +24,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
@@ -172,6 +174,31 @@ def silent_redis(db: str, path: str) -> None:
         silent.stop()
 
 
+@contextlib.contextmanager
+def loaded(export: str) -> Iterator[tuple[dict[str, str], dict[str, float]]]:
+    """The export loaded into a fresh SQLite file and a fresh PostgreSQL database (dropped
+    afterwards): the two `--db` values by backend, and each load's seconds."""
+    import psycopg
+
+    tmp = Path(tempfile.mkdtemp(prefix="edukg-backends-"))
+    name = f"edukg_bench_{secrets.token_hex(3)}"
+    admin = psycopg.connect(PG_ADMIN, autocommit=True)
+    admin.execute(f'CREATE DATABASE "{name}"')
+    dbs = {"sqlite": str(tmp / "bench.db"), "postgres": PG_ADMIN.rsplit("/", 1)[0] + "/" + name}
+    seconds = {}
+    try:
+        for backend, db in dbs.items():
+            started = time.perf_counter()
+            subprocess.run([*EDUKG, "load", export, "--db", db, "--no-index",
+                            "--data-version", "bench"], check=True, stdout=subprocess.DEVNULL)  # fmt: skip
+            seconds[backend] = time.perf_counter() - started
+        yield dbs, seconds
+    finally:
+        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        admin.close()
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--export", default=str(ROOT.parent / "shared" / "data" / "kg-sample"))
@@ -181,31 +208,16 @@ def main() -> int:
     if not shutil.which("wrk") or not shutil.which("taskset"):
         print("needs wrk: apt-get install wrk", file=sys.stderr)
         return 2
-    import psycopg
-
-    tmp = Path(tempfile.mkdtemp(prefix="edukg-backends-"))
-    name = f"edukg_bench_{secrets.token_hex(3)}"
-    admin = psycopg.connect(PG_ADMIN, autocommit=True)
-    admin.execute(f'CREATE DATABASE "{name}"')
-    pg = PG_ADMIN.rsplit("/", 1)[0] + "/" + name
-    try:
-        sqlite = str(tmp / "bench.db")
-        for db in (sqlite, pg):
-            started = time.perf_counter()
-            subprocess.run([*EDUKG, "load", args.export, "--db", db, "--no-index",
-                            "--data-version", "bench"], check=True, stdout=subprocess.DEVNULL)  # fmt: skip
-            print(f"load into {'PostgreSQL' if db == pg else 'SQLite'}:"
-                  f" {time.perf_counter() - started:.1f} s")  # fmt: skip
+    with loaded(args.export) as (dbs, seconds):
+        sqlite, pg = dbs["sqlite"], dbs["postgres"]
+        for backend, took in seconds.items():
+            print(f"load into {'PostgreSQL' if backend == 'postgres' else 'SQLite'}: {took:.1f} s")
         table = mix(sqlite)
         paths = [path for _, weight, path, _ in table for _ in range(weight)]
         print("request mix (weight): " + ", ".join(f"{k} ({w})" for k, w, _, _ in table))
         throughput({"sqlite": sqlite, "postgres": pg}, paths, args)
         slow_database(pg, paths[0])
         silent_redis(sqlite, paths[0])
-    finally:
-        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        admin.close()
-        shutil.rmtree(tmp, ignore_errors=True)
     return 0
 
 

@@ -12,28 +12,19 @@ into a temporary worktree); prints medians and the PostgreSQL/SQLite ratio (targ
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import secrets
 import statistics
-import subprocess
 import sys
-import tempfile
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench"))
+
+from versions import checkout, load_seconds  # noqa: E402
+
 PG_ADMIN = os.environ.get("EDUKG_TEST_PG", "postgresql://postgres@127.0.0.1:5432/postgres")
-
-
-def _load(src: Path, export: str, db: str) -> float:
-    started = time.perf_counter()
-    subprocess.run(
-        [sys.executable, "-m", "edukg.cli", "load", export, "--db", db, "--no-index"],
-        env={**os.environ, "PYTHONPATH": str(src)},
-        check=True,
-        stdout=subprocess.DEVNULL,
-    )
-    return time.perf_counter() - started
 
 
 def _fresh_pg(admin: object) -> str:
@@ -48,35 +39,27 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--before", help="also load into PostgreSQL with this revision")
     args = parser.parse_args()
+    export = Path(args.export)
     import psycopg
 
     admin = psycopg.connect(PG_ADMIN, autocommit=True)
     made: list[str] = []
     times: dict[str, list[float]] = {}
-    with tempfile.TemporaryDirectory() as tmp:
+    with contextlib.ExitStack() as stack:
         versions = {"": ROOT / "src"}
         if args.before:
-            before = Path(tmp) / "before"
-            subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "-q", "--detach",
-                            str(before), args.before], check=True)  # fmt: skip
-            versions["before "] = before / "src"
+            versions["before "] = stack.enter_context(checkout(args.before))
         try:
             for n in range(args.rounds):
-                with tempfile.TemporaryDirectory() as work:
-                    times.setdefault("SQLite", []).append(
-                        _load(ROOT / "src", args.export, str(Path(work) / "b.db"))
-                    )
+                times.setdefault("SQLite", []).append(load_seconds(ROOT / "src", export))
                 for label, src in versions.items():
                     db = _fresh_pg(admin)
                     made.append(db.rsplit("/", 1)[1])
-                    times.setdefault(f"{label}PostgreSQL", []).append(_load(src, args.export, db))
+                    times.setdefault(f"{label}PostgreSQL", []).append(load_seconds(src, export, db))
                 print(f"round {n + 1}: {times}", file=sys.stderr)
         finally:
             for name in made:
                 admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-            if args.before:
-                subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force",
-                                str(Path(tmp) / "before")], check=False)  # fmt: skip
     admin.close()
     medians = {label: statistics.median(values) for label, values in times.items()}
     for label, seconds in medians.items():

@@ -13,12 +13,14 @@ mix of bench/serve.py, with the response cache off (the database path) and on. L
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -41,11 +43,27 @@ def _cli(src: Path, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def _load_seconds(src: Path, export: Path) -> float:
+def load_seconds(src: Path, export: Path, db: str | None = None) -> float:
+    """Seconds for `edukg load --no-index` of `export` with the edukg at `src` (into `db`,
+    else a fresh SQLite file)."""
     with tempfile.TemporaryDirectory() as tmp:
         started = time.perf_counter()
-        _cli(src, "load", str(export), "--db", str(Path(tmp) / "bench.db"), "--no-index")
+        _cli(src, "load", str(export), "--db", db or str(Path(tmp) / "bench.db"), "--no-index")
         return time.perf_counter() - started
+
+
+@contextlib.contextmanager
+def checkout(rev: str) -> Iterator[Path]:
+    """The `src` directory of `rev`, checked out into a temporary worktree meanwhile."""
+    with tempfile.TemporaryDirectory() as tmp:
+        tree = Path(tmp) / "tree"
+        subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "-q", "--detach", str(tree),
+                        rev], check=True)  # fmt: skip
+        try:
+            yield tree / "src"
+        finally:
+            subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(tree)],
+                           check=False)  # fmt: skip
 
 
 def _serve_rps(src: Path, db: str, key: str, paths: list[str], seconds: int, cache: bool) -> float:
@@ -72,31 +90,24 @@ def main() -> int:
     parser.add_argument("--seconds", type=int, default=8)
     args = parser.parse_args()
     export = Path(args.export)
-    with tempfile.TemporaryDirectory() as tmp:
-        before = Path(tmp) / "before"
-        subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "-q", "--detach", str(before),
-                        args.rev], check=True)  # fmt: skip
-        try:
-            versions = {"before": before / "src", "after": ROOT / "src"}
-            db = str(Path(tmp) / "serve.db")
-            _cli(versions["after"], "load", str(export), "--db", db, "--no-index")
-            key = _cli(versions["after"], "keys", "create", "bench", "--rate", "0", "--db", db)
-            token = key.stdout.splitlines()[-1]
-            paths = [path for _, weight, path, _ in mix(db) for _ in range(weight)]
-            figures: dict[str, dict[str, list[float]]] = {v: {} for v in versions}
-            for n in range(args.rounds):
-                order = list(versions) if n % 2 == 0 else list(reversed(versions))
-                for name in order:
-                    src, row = versions[name], figures[name]
-                    row.setdefault("load s", []).append(_load_seconds(src, export))
-                    for cache in (False, True):
-                        label = "serve req/s, cache " + ("on" if cache else "off")
-                        rps = _serve_rps(src, db, token, paths, args.seconds, cache)
-                        row.setdefault(label, []).append(rps)
-                print(f"round {n + 1}: {figures}", file=sys.stderr)
-        finally:
-            subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(before)],
-                           check=False)  # fmt: skip
+    with tempfile.TemporaryDirectory() as tmp, checkout(args.rev) as before:
+        versions = {"before": before, "after": ROOT / "src"}
+        db = str(Path(tmp) / "serve.db")
+        _cli(versions["after"], "load", str(export), "--db", db, "--no-index")
+        key = _cli(versions["after"], "keys", "create", "bench", "--rate", "0", "--db", db)
+        token = key.stdout.splitlines()[-1]
+        paths = [path for _, weight, path, _ in mix(db) for _ in range(weight)]
+        figures: dict[str, dict[str, list[float]]] = {v: {} for v in versions}
+        for n in range(args.rounds):
+            order = list(versions) if n % 2 == 0 else list(reversed(versions))
+            for name in order:
+                src, row = versions[name], figures[name]
+                row.setdefault("load s", []).append(load_seconds(src, export))
+                for cache in (False, True):
+                    label = "serve req/s, cache " + ("on" if cache else "off")
+                    rps = _serve_rps(src, db, token, paths, args.seconds, cache)
+                    row.setdefault(label, []).append(rps)
+            print(f"round {n + 1}: {figures}", file=sys.stderr)
     print(f"{'median of ' + str(args.rounds):<28}{'before':>12}{'after':>12}{'after/before':>14}")
     for label in figures["before"]:
         b = statistics.median(figures["before"][label])

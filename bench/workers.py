@@ -11,19 +11,17 @@ not how many nodes a real database host serves. Medians of the rounds.
 from __future__ import annotations
 
 import argparse
-import secrets
 import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 sys.path.insert(0, str(ROOT))
 
-from backends import EDUKG, PG_ADMIN, key_for, wrk  # noqa: E402
+from backends import EDUKG, key_for, loaded, wrk  # noqa: E402
 from serve import free_port, mix, wait_port  # noqa: E402
 
 
@@ -47,18 +45,8 @@ def main() -> int:
     if not shutil.which("wrk"):
         print("needs wrk: apt-get install wrk", file=sys.stderr)
         return 2
-    import psycopg
-
-    tmp = Path(tempfile.mkdtemp(prefix="edukg-workers-"))
-    name = f"edukg_workers_{secrets.token_hex(3)}"
-    admin = psycopg.connect(PG_ADMIN, autocommit=True)
-    admin.execute(f'CREATE DATABASE "{name}"')
-    dbs = {"sqlite": str(tmp / "bench.db"), "postgres": PG_ADMIN.rsplit("/", 1)[0] + "/" + name}
     figures: dict[tuple[str, int], list[tuple[float, float]]] = {}
-    try:
-        for db in dbs.values():
-            subprocess.run([*EDUKG, "load", args.export, "--db", db, "--no-index",
-                            "--data-version", "bench"], check=True, stdout=subprocess.DEVNULL)  # fmt: skip
+    with loaded(args.export) as (dbs, _):
         paths = [p for _, weight, p, _ in mix(dbs["sqlite"]) for _ in range(weight)]
         keys = {backend: key_for(db) for backend, db in dbs.items()}
         for _ in range(args.rounds):
@@ -73,10 +61,6 @@ def main() -> int:
                     finally:
                         proc.terminate()
                         proc.wait()
-    finally:
-        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        admin.close()
-        shutil.rmtree(tmp, ignore_errors=True)
     for (backend, workers), runs in figures.items():
         rps = statistics.median(r for r, _ in runs)
         p99 = statistics.median(p for _, p in runs)

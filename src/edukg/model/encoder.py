@@ -289,7 +289,7 @@ def _quantize(directory: Path | None, work: Path) -> Path:
     return quantized
 
 
-def _model_bytes() -> bytes | str:
+def _model_source() -> bytes | str:
     """The cached model's path; where the cache cannot be written, the model built in a
     temporary directory and handed over as bytes (slower to start, same vectors)."""
     try:
@@ -320,7 +320,7 @@ class Encoder:
         options.intra_op_num_threads = threads or os.cpu_count() or 1
         options.log_severity_level = 3
         self._session = ort.InferenceSession(
-            _model_bytes(), options, providers=["CPUExecutionProvider"]
+            _model_source(), options, providers=["CPUExecutionProvider"]
         )
 
     def tokens(self, texts: Sequence[str]) -> list[list[int]]:

@@ -345,8 +345,4 @@ def lesson_full_ordinal_names(store: Store, lesson_ids: list[str]) -> dict[str, 
 
 def lesson_full_ordinal_name(store: Store, lesson_id: str) -> str | None:
     """ "Grade 6, Unit 2, Lesson 3" for a lesson, where the data allows."""
-    doc = store.lookup(LESSON_META, lesson_id)
-    if doc is None:
-        return None
-    name = orjson.loads(doc).get("fullOrdinalName")
-    return name if isinstance(name, str) else None
+    return lesson_full_ordinal_names(store, [lesson_id]).get(lesson_id)

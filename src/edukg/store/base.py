@@ -247,7 +247,7 @@ class KeyStore(Protocol):
 class Indexer(Protocol):
     """Writes the semantic index of the served version, resumably, in order of rows.
 
-    Rows are numbered from 0 at load (see `shared.SEMANTIC`); vectors are float32
+    Rows are numbered from 0 at load (see `build_sql.SEMANTIC`); vectors are float32
     bytes, `DIMENSIONS` per row. A cache keyed by model and text outlives versions.
     """
 
@@ -287,7 +287,7 @@ class Derivations(Protocol):
     """
 
     def crosswalk_rows(self, rows: Iterable[tuple[Any, ...]]) -> Iterator[OutRow]:
-        """Rows for both sides of each crosswalk, from CROSSWALK_SOURCE rows."""
+        """Rows for both sides of each crosswalk, from `build_sql.CROSSWALK_SOURCE` rows."""
 
     def curriculum(
         self,

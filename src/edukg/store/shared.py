@@ -1,18 +1,12 @@
-"""SQL and derivations that every store shares, so both backends answer alike."""
+"""The SQL that both stores read with, so both backends answer alike: paged range scans,
+search filters, the full-text partition tokens, and the indexes on the records."""
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
 from typing import Any
 
 from edukg.store.base import (
-    BUILDS_TOWARDS,
-    CHILDREN,
-    COMPONENTS,
-    PARENTS,
-    PREREQUISITES,
-    RELATED,
     Linked,
     Listed,
     Matching,
@@ -22,76 +16,13 @@ from edukg.store.base import (
     Search,
 )
 
-# Neighbour lists: (relation, edge label, node column, other column).
-LINKS = (
-    (CHILDREN, "hasChild", "source", "target"),
-    (PARENTS, "hasChild", "target", "source"),
-    (PREREQUISITES, "buildsTowards", "target", "source"),
-    (BUILDS_TOWARDS, "buildsTowards", "source", "target"),
-    (RELATED, "relatesTo", "source", "target"),
-    (RELATED, "relatesTo", "target", "source"),  # the export has both; either alone works
-    (COMPONENTS, "supports", "target", "source"),
-)
-
 # Built after the bulk insert: one pass per index is cheaper than growing them row by row.
-# Relationships by label serve only the load's own derivations.
-EDGE_INDEX = "CREATE INDEX edges_by_label ON edges (label, source, target)"
 INDEXES = """
 CREATE INDEX docs_by_case ON docs (case_uuid, kind);
 CREATE INDEX docs_by_kind ON docs (kind, subject, identifier);
 CREATE INDEX docs_by_code ON docs (kind, code);
 CREATE INDEX docs_by_alt_code ON docs (kind, alt_code)
 """
-
-# Items of a framework: standards of a standards framework, skills of a skills framework,
-# reachable through hasChild. Parameters: the children relation, twice (`{m}`: the driver's mark). `{items}` is a
-# table with the docs columns it reads (docs itself, or a narrower copy).
-MEMBERSHIP = (
-    "INSERT INTO membership"
-    " WITH RECURSIVE reach(framework, member_kind, identifier) AS ("
-    "  SELECT d.identifier, CASE d.kind WHEN 'framework' THEN 'standard' ELSE 'skill' END,"
-    "   l.other FROM {items} d JOIN links l ON l.relation = {m} AND l.node = d.identifier"
-    "   WHERE d.kind IN ('framework', 'skills-framework')"
-    "  UNION"
-    "  SELECT r.framework, r.member_kind, l.other FROM reach r JOIN links l"
-    "   ON l.relation = {m} AND l.node = r.identifier)"
-    " SELECT r.framework, r.identifier, d.grades, d.subject, d.stmt_type"
-    " FROM reach r JOIN {items} d ON d.identifier = r.identifier AND d.kind = r.member_kind"
-    " WHERE true"  # lets SQLite parse the ON CONFLICT clause that follows
-)
-
-_COUNTS = {
-    "nodes": "SELECT label, count(*) FROM nodes GROUP BY label ORDER BY 1",
-    "relationships": "SELECT label, count(*) FROM edges GROUP BY label ORDER BY 1",
-    "dangling": "SELECT 'dangling', count(*) FROM edges e WHERE NOT EXISTS"
-    " (SELECT 1 FROM nodes n WHERE n.identifier = e.source)"
-    " OR NOT EXISTS (SELECT 1 FROM nodes n WHERE n.identifier = e.target)",
-}
-
-
-def counts(fetch: Callable[[str], list[tuple[Any, ...]]]) -> dict[str, Any]:
-    """Records per node label and relationship label, and dangling relationships."""
-    return {
-        "nodes": {str(k): int(v) for k, v in fetch(_COUNTS["nodes"])},
-        "relationships": {str(k): int(v) for k, v in fetch(_COUNTS["relationships"])},
-        "dangling": int(fetch(_COUNTS["dangling"])[0][1]),
-    }
-
-
-# Crosswalk edges with both sides' records and the figures (see crosswalk_rows).
-CROSSWALK_SOURCE = (
-    "SELECT e.source, e.target, f.jaccard, f.state, f.ccss, f.shared,"
-    " s.doc, s.jurisdiction, t.doc, t.jurisdiction"
-    " FROM {p}edges e JOIN {p}figures f ON f.identifier = e.identifier"
-    " JOIN {p}docs s ON s.identifier = e.source AND s.kind = 'standard'"
-    " JOIN {p}docs t ON t.identifier = e.target AND t.kind = 'standard'"
-    " WHERE e.label = 'hasStandardAlignment'"
-)
-ALIGNMENT_SOURCE = (
-    "SELECT e.source, e.target, e.line, d.doc FROM {p}edges e JOIN {p}docs d"
-    " ON d.identifier = e.target AND d.kind = 'standard'"
-    " WHERE e.label = 'hasEducationalAlignment'"
-)
 
 
 def page_sql(
@@ -248,19 +179,6 @@ def partition_match(query: Search) -> str:
     if query.jurisdiction is not None:
         return f"scope : {_partition_token('j', query.jurisdiction)}"
     return f"scope : {_partition_token('k', query.kind)}"
-
-
-# The rows of the semantic index: searchable records with text, numbered so that one
-# kind and jurisdiction is one run of rows (a search reads one stretch of the vectors).
-# `{items}` as for MEMBERSHIP.
-SEMANTIC = """
-CREATE TABLE semantic AS SELECT row_number() OVER
-  (ORDER BY kind, coalesce(jurisdiction, ''), identifier) - 1 AS row,
-  identifier, kind, jurisdiction, subject, stmt_type, grades
-  FROM {items} WHERE kind IN ('standard', 'component', 'skill') AND coalesce(text, '') <> '';
-CREATE INDEX semantic_scope ON semantic (kind, jurisdiction, subject, row);
-CREATE UNIQUE INDEX semantic_row ON semantic (row)
-"""
 
 
 def search_filters(query: Search, mark: str = "?", prefix: str = "d.") -> tuple[str, list[object]]:

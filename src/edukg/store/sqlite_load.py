@@ -20,7 +20,7 @@ from edukg.model.vocabulary import (
     NESTED_KINDS,
     SKILLS_FRAMEWORK,
 )
-from edukg.store import shared
+from edukg.store import build_sql, shared
 from edukg.store.base import CHILDREN, Derivations, OutRow
 from edukg.store.sqlite_vectors import content_of, remove_unused
 
@@ -158,7 +158,7 @@ class SqliteLoader:
         # Each neighbour list in its key order (a sort is far cheaper than inserting at
         # random places); no index on the relationships: a scan of them is cheaper than
         # building one for these few passes.
-        for relation, label, node, other in shared.LINKS:
+        for relation, label, node, other in build_sql.LINKS:
             c.execute(
                 f"INSERT OR IGNORE INTO links SELECT ?, {node}, {other} FROM edges"
                 " WHERE label = ? ORDER BY 2, 3",
@@ -168,10 +168,10 @@ class SqliteLoader:
         for statement in shared.INDEXES.split(";"):  # executescript would end the transaction
             c.execute(statement)
         c.execute(
-            shared.MEMBERSHIP.format(items="temp.items", m="?") + " ON CONFLICT DO NOTHING",
+            build_sql.MEMBERSHIP + " ON CONFLICT DO NOTHING",
             (CHILDREN, CHILDREN),
         )
-        self._add_rows(rules.crosswalk_rows(c.execute(shared.CROSSWALK_SOURCE.format(p=""))))
+        self._add_rows(rules.crosswalk_rows(c.execute(build_sql.CROSSWALK_SOURCE)))
         docs, rows = rules.curriculum(*self._curriculum_inputs())
         c.executemany(
             "INSERT OR REPLACE INTO docs (identifier, kind, doc, code, text) VALUES (?, ?, ?, ?, ?)",
@@ -180,10 +180,10 @@ class SqliteLoader:
         self._add_rows(rows)
         if self._full_text:
             self._search_table()
-        for statement in shared.SEMANTIC.format(items="temp.items").split(";"):
+        for statement in build_sql.SEMANTIC.split(";"):
             c.execute(statement)
         c.execute("DROP TABLE temp.items")
-        counts = shared.counts(lambda sql: c.execute(sql).fetchall())
+        counts = build_sql.counts(lambda sql: c.execute(sql).fetchall())
         meta = {**meta, "counts": orjson.dumps(_served_counts(c)).decode()}
         c.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", meta.items())
         c.execute("COMMIT")
