@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.edukg-installed
 
-.PHONY: setup lock demo serve test fuzz lint format bench soak clean
+.PHONY: setup lock demo serve test fuzz lint format docs bench soak clean
 
 setup: $(STAMP)
 
@@ -44,6 +44,12 @@ lint: setup
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 	$(BIN)/lint-imports
+	$(BIN)/python -m edukg.cli.reference --check
+
+# Regenerate the reference made from the code: docs/openapi.json, the operation table of
+# docs/api.md, README's command table and docs/cli.md (`make lint` fails when stale).
+docs: setup
+	$(BIN)/python -m edukg.cli.reference
 
 format: setup
 	$(BIN)/ruff check --fix .

@@ -10,7 +10,7 @@ from urllib.parse import parse_qs
 
 import httpx
 
-from edukg.adapters.params import parse
+from edukg.adapters.params import parse_values
 from edukg.adapters.rest import OPERATIONS
 from edukg.app import caching
 from edukg.app.caching import GZIP_LEVEL, GZIP_TAG
@@ -89,7 +89,7 @@ def test_gzip_for_large_bodies_only(demo: Api) -> None:
     content_id = _health(demo)["contentId"]
     path, _, query = BIG.partition("?")
     op = next(o for o in OPERATIONS if BASE + o.path == path)
-    values = parse(op.params, parse_qs(query), {})
+    values = parse_values(op.declared, parse_qs(query), {})
     assert (
         zipped.headers["etag"]
         == caching.etag(content_id, op.operation_id, values, GZIP_TAG).decode()

@@ -55,7 +55,7 @@ def fill(path: str, overrides: dict[str, str] | None = None) -> str:
 
 
 def required_query(op: Any) -> dict[str, str]:
-    return {p.name: VALID[p.name] for p in op.params if p.required and p.location == "query"}
+    return {p.name: VALID[p.name] for p in op.declared if p.required and p.location == "query"}
 
 
 def test_every_route_refuses_missing_wrong_and_revoked_keys(demo: Api, demo_db: str) -> None:
@@ -136,7 +136,7 @@ def _ok_or_clean_error(response: httpx.Response) -> None:
 
 def test_nasty_values_on_every_parameter(demo: Api) -> None:
     for op in OPERATIONS:
-        for param in op.params:
+        for param in op.declared:
             values = CURSORS if param.name == "cursor" else NASTY
             for value in values:
                 if param.location == "path":
@@ -152,7 +152,7 @@ def test_nasty_values_on_every_parameter(demo: Api) -> None:
 def test_repeated_and_raw_bytes(demo: Api) -> None:
     for op in OPERATIONS:
         base = f"{demo.server.url}{BASE}{fill(op.path)}"
-        for param in op.params:
+        for param in op.declared:
             if param.location != "query" or param.repeat:
                 continue
             value = VALID.get(param.name, "1")

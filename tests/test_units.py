@@ -6,12 +6,23 @@ the rule that broke rather than an HTTP answer somewhere downstream.
 
 from __future__ import annotations
 
-from typing import Any
+import dataclasses
+from dataclasses import dataclass
+from typing import Annotated, Any
 
 import orjson
 import pytest
 
-from edukg.adapters.params import CURSOR, LIMIT, Param, parse
+from edukg.adapters.params import (
+    Cursor,
+    GradeLevels,
+    IncludeNonCurrent,
+    Limit,
+    Param,
+    Uuid,
+    declared,
+    parse,
+)
 from edukg.ingest import curriculum, derive
 from edukg.ingest.normalize import BadValue, encode, typed
 from edukg.model.errors import ValidationError
@@ -30,63 +41,86 @@ from edukg.store.base import CROSSWALK, LESSON_META
 
 SECRET = b"s" * 32
 CONTENT = "c" * 64
-UUID = Param("id", "uuid", location="path")
-GRADES = Param("gradeLevel", "enum", enum="GradeLevel", repeat=True)
-SCORE = Param("minScore", "number", minimum=0, maximum=1)
-FLAG = Param("includeNonCurrent", "boolean", default=False)
-NAME = Param("name", "string", max_length=5)
+_ID = "6bd8552e-6f8f-4538-bf33-d016ac080178"
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Sample:
+    """One parameter of every kind, declared as an operation declares them."""
+
+    id: Annotated[Uuid, Param("an id", location="path")]
+    gradeLevel: GradeLevels = ()
+    minScore: Annotated[float | None, Param("a score", minimum=0, maximum=1)] = None
+    includeNonCurrent: IncludeNonCurrent = False
+    name: Annotated[str | None, Param("a name", max_length=5)] = None
+    limit: Limit = 100
+    cursor: Cursor = None
 
 
 # Parameters
 
 
-def test_parse_types_each_kind() -> None:
-    values = parse(
-        (UUID, GRADES, SCORE, FLAG, LIMIT, CURSOR),
-        {"gradeLevel": ["3", "K"], "minScore": ["0.5"], "includeNonCurrent": ["TRUE"]},
-        {"id": "6BD8552E-6F8F-4538-BF33-D016AC080178"},
+def test_a_declaration_reads_as_parameters() -> None:
+    params = {p.name: p for p in declared(_Sample)}
+    assert list(params) == [f.name for f in dataclasses.fields(_Sample)]
+    assert (params["id"].kind, params["id"].location, params["id"].required) == (
+        "uuid",
+        "path",
+        True,
     )
-    assert values == {
-        "id": "6bd8552e-6f8f-4538-bf33-d016ac080178",
-        "gradeLevel": ["3", "K"],
-        "minScore": 0.5,
-        "includeNonCurrent": True,
-        "limit": LIMIT.default,
-        "cursor": None,
-    }
+    assert (params["gradeLevel"].kind, params["gradeLevel"].enum) == ("enum", "GradeLevel")
+    assert params["gradeLevel"].repeat and not params["gradeLevel"].required
+    assert (params["minScore"].kind, params["minScore"].maximum) == ("number", 1)
+    assert (params["includeNonCurrent"].kind, params["includeNonCurrent"].default) == (
+        "boolean",
+        False,
+    )
+    assert (params["limit"].kind, params["limit"].default) == ("integer", 100)
+    assert (params["name"].kind, params["name"].max_length) == ("string", 5)
+
+
+def test_parse_types_each_kind() -> None:
+    got = parse(
+        _Sample,
+        {"gradeLevel": ["3", "K"], "minScore": ["0.5"], "includeNonCurrent": ["TRUE"]},
+        {"id": _ID.upper()},
+    )
+    assert got == _Sample(
+        id=_ID, gradeLevel=("3", "K"), minScore=0.5, includeNonCurrent=True, limit=100
+    )
 
 
 @pytest.mark.parametrize(
-    ("param", "raw", "words"),
+    ("name", "raw", "words"),
     [
-        (SCORE, "1.5", "minScore"),
-        (SCORE, "nan", "minScore"),
-        (SCORE, "١", "minScore"),  # not ASCII digits
-        (LIMIT, "0", "limit"),
-        (LIMIT, "1e3", "limit"),
-        (FLAG, "yes", "true or false"),
-        (GRADES, "13", "Input should be"),
-        (NAME, "toolong", "longer than 5"),
-        (NAME, "a\x00b", "NUL"),
+        ("minScore", "1.5", "minScore"),
+        ("minScore", "nan", "minScore"),
+        ("minScore", "١", "minScore"),  # not ASCII digits
+        ("limit", "0", "limit"),
+        ("limit", "1e3", "limit"),
+        ("includeNonCurrent", "yes", "true or false"),
+        ("gradeLevel", "13", "Input should be"),
+        ("name", "toolong", "longer than 5"),
+        ("name", "a\x00b", "NUL"),
     ],
 )
-def test_parse_refuses_bad_values(param: Param, raw: str, words: str) -> None:
+def test_parse_refuses_bad_values(name: str, raw: str, words: str) -> None:
     with pytest.raises(ValidationError) as caught:
-        parse((param,), {param.name: [raw]}, {})
+        parse(_Sample, {name: [raw]}, {"id": _ID})
     assert words in caught.value.message
-    assert (caught.value.details or {})["parameter"] == param.name
+    assert (caught.value.details or {})["parameter"] == name
 
 
 def test_parse_refuses_a_scalar_given_twice_and_a_bad_uuid() -> None:
     with pytest.raises(ValidationError, match="given 2 times"):
-        parse((LIMIT,), {"limit": ["1", "2"]}, {})
+        parse(_Sample, {"limit": ["1", "2"]}, {"id": _ID})
     with pytest.raises(ValidationError, match="valid format looks like"):
-        parse((UUID,), {}, {"id": "not-a-uuid"})
-    assert UUID_PATTERN.match("6bd8552e-6f8f-4538-bf33-d016ac080178")
+        parse(_Sample, {}, {"id": "not-a-uuid"})
+    assert UUID_PATTERN.match(_ID)
 
 
 def test_an_empty_cursor_is_the_first_page() -> None:
-    assert parse((CURSOR,), {"cursor": [""]}, {}) == {"cursor": None}
+    assert parse(_Sample, {"cursor": [""]}, {"id": _ID}).cursor is None
 
 
 # Cursors

@@ -53,7 +53,7 @@ def _error_response(status: int) -> dict[str, Any]:
     }
 
 
-def _operation(op: Operation) -> dict[str, Any]:
+def _operation(op: Operation[Any]) -> dict[str, Any]:
     responses: dict[str, Any] = {
         "200": {
             "description": "OK",
@@ -76,7 +76,7 @@ def _operation(op: Operation) -> dict[str, Any]:
         elif status != 200:
             responses[str(status)] = _error_response(status)
     parameters = []
-    for p in op.params:
+    for p in op.declared:
         entry: dict[str, Any] = {
             "name": p.name,
             "in": p.location,
@@ -99,7 +99,7 @@ def _operation(op: Operation) -> dict[str, Any]:
 
 def build_openapi(
     base_path: str,
-    operations: tuple[Operation, ...],
+    operations: tuple[Operation[Any], ...],
     service_paths: dict[str, dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """The OpenAPI 3.0 document of this server: `operations` under `base_path`, and the
@@ -168,3 +168,6 @@ HEALTH_PATH: dict[str, Any] = {
         },
     }
 }
+
+# The service paths the route table documents, with their OpenAPI path items.
+SERVICE_PATHS: dict[str, dict[str, Any]] = {"/readyz": READY_PATH, "/healthz": HEALTH_PATH}

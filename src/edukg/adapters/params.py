@@ -1,15 +1,24 @@
-"""Declared request parameters: one declaration validates requests and documents them."""
+"""Declared request parameters: one declaration validates requests and documents them.
+
+Each operation declares its parameters as a dataclass whose fields are the parameters:
+the field's type says how a value is read (`int`, `bool`, `Uuid`, an enum type of
+`model.shapes`, a tuple for a repeatable one), `Annotated[..., Param(...)]` documents and
+bounds it, a default makes it optional. Handlers receive an instance, which mypy checks;
+the OpenAPI document, docs/api.md and request validation are all made from the class.
+"""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Annotated, Any, TypeVar, get_args, get_origin, get_type_hints
 
-from edukg.model.contract import ENUMS
+from edukg.model.contract import ENUMS, LIST, type_info
 from edukg.model.errors import ValidationError
+from edukg.model.shapes import AcademicSubject, EnumName, GradeLevel, Jurisdiction
 from edukg.model.vocabulary import UUID_EXAMPLE, UUID_PATTERN
 
 _INTEGER = re.compile(r"[+-]?[0-9]{1,12}")
@@ -19,21 +28,26 @@ MAX_VALUE_LENGTH = 2000  # no legitimate value is longer; longer ones are refuse
 
 @dataclass(frozen=True)
 class Param:
-    """One path or query parameter of an operation."""
+    """How one parameter is documented and bounded.
 
-    name: str
-    kind: str  # "uuid" | "string" | "enum" | "integer" | "number" | "boolean"
+    Written in an `Annotated[...]` on a field of an operation's parameter class; the
+    field gives the rest (name, type, default), which `declared` fills in.
+    """
+
     description: str = ""
     location: str = "query"
-    required: bool = False
-    repeat: bool = False  # may be given several times (`gradeLevel=6&gradeLevel=7`)
-    enum: str | None = None  # a key of contract.ENUMS
     minimum: float | None = None
     maximum: float | None = None
     max_length: int | None = None
-    default: Any = None
     example: str | None = None
     uuid_message: str = "Invalid CASE Network UUID"
+    # From the field's declaration:
+    name: str = ""
+    kind: str = ""  # "uuid" | "string" | "enum" | "integer" | "number" | "boolean"
+    required: bool = False
+    repeat: bool = False  # may be given several times (`gradeLevel=6&gradeLevel=7`)
+    enum: str | None = None  # a key of contract.ENUMS
+    default: Any = None
 
     def schema(self) -> dict[str, Any]:
         """This parameter's JSON schema, for the OpenAPI document."""
@@ -58,6 +72,52 @@ class Param:
         return item
 
 
+@dataclass(frozen=True)
+class _UuidFormat:
+    """Marks a string parameter that must be a UUID."""
+
+
+Uuid = Annotated[str, _UuidFormat()]
+
+
+_DECLARED: dict[type, tuple[Param, ...]] = {}
+
+
+def declared(params_type: type) -> tuple[Param, ...]:
+    """The parameters an operation's parameter class declares, in declaration order."""
+    known = _DECLARED.get(params_type)
+    if known is None:
+        hints = get_type_hints(params_type, include_extras=True)
+        fields = dataclasses.fields(params_type)
+        known = _DECLARED[params_type] = tuple(_declare(f, hints[f.name]) for f in fields)
+    return known
+
+
+def _declare(field: dataclasses.Field[Any], hint: Any) -> Param:
+    extras: list[Any] = []
+    if get_origin(hint) is Annotated:
+        hint, *extras = get_args(hint)
+    meta = next((e for e in extras if isinstance(e, Param)), Param())
+    info = type_info(hint)
+    # Annotated flattens: an enum type's name may sit beside the Param.
+    enum = info.enum or next((e.name for e in extras if isinstance(e, EnumName)), None)
+    kind = info.item_kind if info.kind == LIST else info.kind
+    if any(isinstance(e, _UuidFormat) for e in extras):
+        kind = "uuid"
+    elif enum:
+        kind = "enum"
+    has_default = field.default is not dataclasses.MISSING
+    return dataclasses.replace(
+        meta,
+        name=field.name,
+        kind=kind or "string",
+        required=not has_default,
+        repeat=info.kind == LIST,
+        enum=enum,
+        default=field.default if has_default and field.default != () else None,
+    )
+
+
 def _convert(param: Param, raw: str) -> Any:
     if len(raw) > MAX_VALUE_LENGTH or "\x00" in raw:
         raise ValidationError(
@@ -68,6 +128,7 @@ def _convert(param: Param, raw: str) -> Any:
 
 
 _N = TypeVar("_N", int, float)
+P = TypeVar("P")
 
 
 def _uuid(param: Param, raw: str) -> str:
@@ -152,14 +213,19 @@ def _range_error(param: Param, raw: str, what: str) -> ValidationError:
     )
 
 
-def parse(
-    params: tuple[Param, ...], query: dict[str, list[str]], path: dict[str, str]
-) -> dict[str, Any]:
-    """Typed values for `params`, or a ValidationError naming the first bad one.
+def parse(params_type: type[P], query: dict[str, list[str]], path: dict[str, str]) -> P:
+    """The typed parameters of a request, or a ValidationError naming the first bad one.
 
     Unknown query parameters are ignored, as most HTTP APIs do; a scalar given
     twice is refused, since silently picking one would hide a client's bug.
     """
+    return params_type(**parse_values(declared(params_type), query, path))
+
+
+def parse_values(
+    params: tuple[Param, ...], query: dict[str, list[str]], path: dict[str, str]
+) -> dict[str, Any]:
+    """Typed values for `params` by name (what `parse` builds its parameter object from)."""
     values: dict[str, Any] = {}
     for param in params:
         if param.location == "path":
@@ -175,10 +241,10 @@ def parse(
                     f"Missing required parameter: {param.name}.{example}",
                     {"parameter": param.name},
                 )
-            values[param.name] = [] if param.repeat else param.default
+            values[param.name] = () if param.repeat else param.default
             continue
         if param.repeat:
-            values[param.name] = [_convert(param, raw) for raw in given]
+            values[param.name] = tuple(_convert(param, raw) for raw in given)
         elif len(given) > 1:
             raise ValidationError(
                 f"Parameter {param.name} was given {len(given)} times; give it once.",
@@ -189,34 +255,40 @@ def parse(
     return values
 
 
-LIMIT = Param(
-    "limit",
-    "integer",
-    "Maximum number of results to return",
-    minimum=1,
-    maximum=1000,
-    default=100,
-)
-CURSOR = Param(
-    "cursor",
-    "string",
-    "Pagination cursor from the `nextCursor` field of the previous page",
-)
-CASE_UUID_PATH = Param(
-    "caseIdentifierUUID", "uuid", "CASE Network UUID of the standard", location="path"
-)
-JURISDICTION = Param("jurisdiction", "enum", "Filter by jurisdiction", enum="Jurisdiction")
-GRADE_LEVEL = Param(
-    "gradeLevel",
-    "enum",
-    "Filter by grade level (repeatable: an item matches if it has any of them)",
-    enum="GradeLevel",
-    repeat=True,
-)
-SUBJECT = Param("academicSubject", "enum", "Filter by academic subject", enum="AcademicSubject")
-INCLUDE_NON_CURRENT = Param(
-    "includeNonCurrent",
-    "boolean",
-    "Include non-current (superseded) frameworks",
-    default=False,
-)
+# Parameters that several operations share.
+Limit = Annotated[int, Param("Maximum number of results to return", minimum=1, maximum=1000)]
+Cursor = Annotated[
+    str | None, Param("Pagination cursor from the `nextCursor` field of the previous page")
+]
+CaseUuidPath = Annotated[Uuid, Param("CASE Network UUID of the standard", location="path")]
+JurisdictionFilter = Annotated[Jurisdiction | None, Param("Filter by jurisdiction")]
+GradeLevels = Annotated[
+    tuple[GradeLevel, ...],
+    Param("Filter by grade level (repeatable: an item matches if it has any of them)"),
+]
+SubjectFilter = Annotated[AcademicSubject | None, Param("Filter by academic subject")]
+IncludeNonCurrent = Annotated[bool, Param("Include non-current (superseded) frameworks")]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Paged:
+    """The parameters of a list that takes nothing but a page size and a cursor."""
+
+    limit: Limit = 100
+    cursor: Cursor = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Standard:
+    """The parameters of an operation on one standard."""
+
+    caseIdentifierUUID: CaseUuidPath
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StandardPage:
+    """The parameters of a paged list about one standard."""
+
+    caseIdentifierUUID: CaseUuidPath
+    limit: Limit = 100
+    cursor: Cursor = None

@@ -1,38 +1,27 @@
-"""The JSON schemas of the shapes edukg serves, for its OpenAPI document: built from the
-record field lists of `model.contract`, so a record and its schema cannot disagree."""
+"""The JSON schemas of the shapes edukg serves, for its OpenAPI document: generated from
+the record types of `model.shapes`, so a record and its schema cannot disagree."""
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
-from edukg.model.contract import (
-    ACTIVITY_FIELDS,
-    ASSESSMENT_FIELDS,
-    COMPONENT_FIELDS,
-    COURSE_FIELDS,
-    CROSSWALK_EXTRA_FIELDS,
-    ENUMS,
-    FRAMEWORK_FIELDS,
-    GROUPING_FIELDS,
-    LESSON_FIELDS,
-    LIST,
-    SKILL_FIELDS,
-    SKILLS_FRAMEWORK_FIELDS,
-    STANDARD_FIELDS,
-)
+from edukg.model import shapes
+from edukg.model.contract import ENUMS, LIST, fields_of, required_of
 
-_REQUIRED = {
-    "StandardsFrameworkItem": ("identifier", "caseIdentifierUUID", "hasChildren"),
-    "StandardsFramework": ("identifier", "caseIdentifierUUID", "isCurrent"),
-    "LearningComponent": ("identifier",),
-    "Course": ("identifier",),
-    "Lesson": ("identifier",),
-    "LessonGrouping": ("identifier",),
-    "Activity": ("identifier",),
-    "Assessment": ("identifier",),
-    "DurableSkillsFramework": ("identifier", "isCurrent"),
-    "DurableSkill": ("identifier", "hasChildren"),
-}
+_RECORDS = (
+    shapes.StandardsFrameworkItem,
+    shapes.StandardsFramework,
+    shapes.LearningComponent,
+    shapes.StandardCrosswalk,
+    shapes.Course,
+    shapes.LessonGrouping,
+    shapes.Lesson,
+    shapes.Activity,
+    shapes.Assessment,
+    shapes.DurableSkillsFramework,
+    shapes.DurableSkill,
+)
 
 
 def _field_schema(kind: str, enum: str | None) -> dict[str, Any]:
@@ -46,10 +35,10 @@ def _field_schema(kind: str, enum: str | None) -> dict[str, Any]:
     return {"type": kind, "nullable": True}
 
 
-def _record_schema(
-    name: str, fields: tuple[tuple[str, str, str | None], ...], description: str
-) -> dict[str, Any]:
-    required = _REQUIRED.get(name, ())
+def record_schema(shape: type) -> dict[str, Any]:
+    """The JSON schema of one of `model.shapes`' record types."""
+    fields = fields_of(shape)
+    required = required_of(shape)
     props: dict[str, Any] = {}
     for field, kind, enum in fields:
         schema = _field_schema(kind, enum)
@@ -58,7 +47,7 @@ def _record_schema(
         props[field] = schema
     return {
         "type": "object",
-        "description": description,
+        "description": " ".join(inspect.getdoc(shape).split()),  # type: ignore[union-attr]
         "required": [f for f, _, _ in fields],
         "properties": props,
     }
@@ -69,43 +58,12 @@ def component_schemas() -> dict[str, Any]:
     schemas: dict[str, Any] = {
         f"{name}ENUM": {"type": "string", "enum": list(values)} for name, values in ENUMS.items()
     }
-    _records(schemas)
+    schemas.update({shape.__name__: record_schema(shape) for shape in _RECORDS})
     _aligned(schemas)
     _scope_and_sequence(schemas)
     _dependencies(schemas)
     _envelopes(schemas)
     return schemas
-
-
-def _records(schemas: dict[str, Any]) -> None:
-    schemas["StandardsFrameworkItem"] = _record_schema(
-        "StandardsFrameworkItem",
-        STANDARD_FIELDS,
-        "An academic standard or grouping within a standards framework. Every field is "
-        "always present, null where the data has no value.",
-    )
-    schemas["StandardsFramework"] = _record_schema(
-        "StandardsFramework", FRAMEWORK_FIELDS, "A standards framework (a standards document)."
-    )
-    schemas["LearningComponent"] = _record_schema(
-        "LearningComponent", COMPONENT_FIELDS, "A fine-grained skill that supports standards."
-    )
-    crosswalk = _record_schema(
-        "StandardsFrameworkItem",
-        STANDARD_FIELDS + CROSSWALK_EXTRA_FIELDS,
-        "The aligned standard (full record) with the crosswalk's overlap figures.",
-    )
-    schemas["StandardCrosswalk"] = crosswalk
-    for name, fields, text in (
-        ("Course", COURSE_FIELDS, "A course of a curriculum."),
-        ("LessonGrouping", GROUPING_FIELDS, "A unit, section or module of a course."),
-        ("Lesson", LESSON_FIELDS, "A lesson."),
-        ("Activity", ACTIVITY_FIELDS, "An activity of a lesson."),
-        ("Assessment", ASSESSMENT_FIELDS, "An assessment of a course, grouping or lesson."),
-        ("DurableSkillsFramework", SKILLS_FRAMEWORK_FIELDS, "A durable skills framework."),
-        ("DurableSkill", SKILL_FIELDS, "A durable skill or a grouping of them."),
-    ):
-        schemas[name] = _record_schema(name, fields, text)
 
 
 def _aligned(schemas: dict[str, Any]) -> None:

@@ -25,7 +25,7 @@ from edukg.adapters.docs_page import render_docs, security_headers
 from edukg.adapters.explorer import EXPLORER_PATH, Explorer
 from edukg.adapters.mcp import build_server, streamable_http_app
 from edukg.adapters.openapi import HEALTH_PATH, READY_PATH, build_openapi
-from edukg.adapters.params import parse
+from edukg.adapters.params import parse_values
 from edukg.adapters.rest import OPERATIONS, Call
 from edukg.adapters.rest.base import Operation
 from edukg.app import caching
@@ -102,7 +102,7 @@ class EdukgApp:
         self._cache_control = f"private, max-age={settings.cache_max_age}".encode()
         self.responses = ResponseCache(settings.response_cache_mb * 1024 * 1024)
         self.work = WorkPool(settings.work_threads, settings.work_waiting)
-        self._recent: dict[tuple[bytes, bytes], dict[str, Any]] = {}  # URL -> valid values
+        self._recent: dict[tuple[bytes, bytes], tuple[dict[str, Any], Any]] = {}  # URL -> params
         # With PostgreSQL or Redis every request waits on the network: it runs on threads
         # (as many as the database pool has connections), so that requests overlap their
         # round trips instead of queueing behind each other's (docs/deployment.md).
@@ -253,32 +253,37 @@ class EdukgApp:
             raise NotFoundError(f"No operation at {path}. See /openapi.json for the API.")
         op = found.operation
         try:
-            values = self._parsed(op, scope, found.values or {})
+            values, params = self._parsed(op, scope, found.values or {})
         except ApiError:
             self.access.limit(principal, extra)  # a bad request costs a token too
             raise
         cost = request_cost(op, values)
         self.access.limit(principal, extra, cost)
-        answer = self._data(op, values, scope)
+        answer = self._data(op, values, params, scope)
         if isinstance(answer, _Pending) and cost == 1:  # cheap: right here
             answer = self._complete(answer, *self._build(answer))
         self.access.confirm()  # after the reads, which may have brought the key revision
         return answer
 
-    def _parsed(self, op: Operation, scope: Scope, path: dict[str, str]) -> dict[str, Any]:
-        """Validated values, remembered for recent URLs (a few thousand, oldest out):
+    def _parsed(
+        self, op: Operation[Any], scope: Scope, path: dict[str, str]
+    ) -> tuple[dict[str, Any], Any]:
+        """Validated values, by name and as the operation's parameter object, remembered for recent URLs (a few thousand, oldest out):
         repeated requests, the common case, skip re-validating the same bytes."""
         key = (scope.get("raw_path") or scope["path"].encode(), scope.get("query_string", b""))
         known = self._recent.get(key)
         if known is not None:
             return known
-        values = parse(op.params, query_of(scope), path)
+        values = parse_values(op.declared, query_of(scope), path)
+        parsed = (values, op.params(**values))
         if len(self._recent) >= _RECENT_URLS:
             self._recent.pop(next(iter(self._recent)), None)
-        self._recent[key] = values
-        return values
+        self._recent[key] = parsed
+        return parsed
 
-    def _data(self, op: Operation, values: dict[str, Any], scope: Scope) -> Response | _Pending:
+    def _data(
+        self, op: Operation[Any], values: dict[str, Any], params: Any, scope: Scope
+    ) -> Response | _Pending:
         """A validated data request: its response from the cache, or what building it
         takes (run by `_build`, whose lookups may fail, then `_complete`)."""
         info = service.loaded(self.store)
@@ -293,12 +298,13 @@ class EdukgApp:
         kept = self.responses.get(tag)
         if kept is not None:
             return self._conditional(scope, *kept)
-        return _Pending(op, values, scope, info, version, tag, gz, self._cursor_secret())
+        return _Pending(op, values, params, scope, info, version, tag, gz, self._cursor_secret())
 
     def _build(self, p: _Pending) -> tuple[bytes, Headers]:
         """Run the handler and encode its answer (safe on a worker thread: no shared state
         but the store, which is)."""
-        body = p.op.handler(Call(p.op.operation_id, p.values, self.store, p.info, p.secret))
+        call = Call(p.op.operation_id, p.params, p.values, self.store, p.info, p.secret)
+        body = p.op.handler(call)
         verdict = self.store.integrity()
         if verdict == "checking" or verdict.startswith("damaged"):  # else: the file is sound
             _parsable(body, p)
@@ -461,8 +467,9 @@ class EdukgApp:
 class _Pending:
     """A validated data request whose response is still to be built."""
 
-    op: Operation
+    op: Operation[Any]
     values: dict[str, Any]
+    params: Any  # the operation's parameter object
     scope: Scope
     info: DataInfo
     version: str  # what the tag names: content id, and the search ranking for searches

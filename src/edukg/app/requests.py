@@ -26,7 +26,7 @@ MCP_COST = 5
 _LARGE_PAGE = 250  # records: a page beyond this is expensive work
 
 
-def request_cost(op: Operation, values: dict[str, Any]) -> int:
+def request_cost(op: Operation[Any], values: dict[str, Any]) -> int:
     """Tokens a request takes from its key's bucket; more than one means expensive work
     (run off the event loop, bounded by the work pool)."""
     if "Search" in op.tags:

@@ -25,7 +25,7 @@ Mount = Callable[..., Awaitable[None]]
 @dataclass(frozen=True)
 class _Template:
     segments: tuple[str, ...]  # a "{name}" segment captures
-    operation: Operation
+    operation: Operation[Any]
 
 
 @dataclass(frozen=True)
@@ -34,7 +34,7 @@ class Found:
     `api` says the path lies under the API's base path (a miss there is the API's 404)."""
 
     api: bool = False
-    operation: Operation | None = None
+    operation: Operation[Any] | None = None
     values: dict[str, str] | None = None
     handler: Handler | None = None
     mount: Mount | None = None
@@ -43,9 +43,9 @@ class Found:
 class Router:
     """Finds what answers a path."""
 
-    def __init__(self, base_path: str, operations: tuple[Operation, ...]) -> None:
+    def __init__(self, base_path: str, operations: tuple[Operation[Any], ...]) -> None:
         self.base_path = base_path
-        self._exact: dict[str, Operation] = {}
+        self._exact: dict[str, Operation[Any]] = {}
         self._templates: dict[int, list[_Template]] = {}
         self._fixed: dict[str, Handler] = {}
         self._prefixes: list[tuple[str, Handler]] = []
@@ -97,7 +97,7 @@ class Router:
                 return Found(handler=owner)
         return None
 
-    def match(self, path: str) -> tuple[Operation, dict[str, str]] | None:
+    def match(self, path: str) -> tuple[Operation[Any], dict[str, str]] | None:
         """The operation and its captured path parameters, or None."""
         op = self._exact.get(path)
         if op is not None:

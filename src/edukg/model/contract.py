@@ -1,211 +1,99 @@
-"""The shapes edukg serves: record fields, enums and their JSON schemas.
+"""The contract read off the declared types of `model.shapes`: field tables and enums.
 
-One table of fields per record kind drives both the encoder that writes each
-record's JSON once at load time and the schemas of edukg's own OpenAPI document,
-so that the two cannot drift apart.
+One table of fields per record kind, derived from its type, drives both the encoder that
+writes each record's JSON once at load time and the schemas of edukg's own OpenAPI
+document, so that the two cannot drift apart.
 """
 
 from __future__ import annotations
 
-JURISDICTIONS: tuple[str, ...] = (
-    "Alabama", "Alaska", "Arizona", "Arkansas", "California", "Colorado", "Connecticut",
-    "Delaware", "Florida", "Georgia", "Hawaii", "Idaho", "Illinois", "Indiana", "Iowa",
-    "Kansas", "Kentucky", "Louisiana", "Maine", "Maryland", "Massachusetts", "Michigan",
-    "Minnesota", "Mississippi", "Missouri", "Montana", "Nebraska", "Nevada", "New Hampshire",
-    "New Jersey", "New Mexico", "New York", "North Carolina", "North Dakota", "Ohio",
-    "Oklahoma", "Oregon", "Pennsylvania", "Rhode Island", "South Carolina", "South Dakota",
-    "Tennessee", "Texas", "Utah", "Vermont", "Virginia", "Washington", "Washington, D.C.",
-    "West Virginia", "Wisconsin", "Wyoming", "Multi-State",
-)  # fmt: skip
-ACADEMIC_SUBJECTS = ("English Language Arts", "Mathematics", "Science", "Social Studies", "Other")
-GRADE_LEVELS = ("PK", "K", "1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12")
-ADOPTION_STATUSES = ("Draft", "Proposed", "Adopted", "Implemented", "Retired")
-NORMALIZED_STATEMENT_TYPES = ("Standard", "Standard Grouping", "Other")
-LANGUAGES = ("en-US", "es-US")
+import dataclasses
+from dataclasses import dataclass
+from types import UnionType
+from typing import Annotated, Any, Literal, Union, get_args, get_origin, get_type_hints
+
+from edukg.model import shapes
+from edukg.model.shapes import ENUM_TYPES, EnumName
 
 # Field kinds: how a value is typed in the API (the export stores most as strings).
 STR, LIST, BOOL, NUM, INT = "string", "list", "boolean", "number", "integer"
+_KINDS: dict[Any, str] = {str: STR, bool: BOOL, float: NUM, int: INT}
 
-# (field, kind, enum name or None). Order is the order of keys in the served JSON.
-STANDARD_FIELDS: tuple[tuple[str, str, str | None], ...] = (
-    ("identifier", STR, None),
-    ("caseIdentifierURI", STR, None),
-    ("caseIdentifierUUID", STR, None),
-    ("name", STR, None),
-    ("statementCode", STR, None),
-    ("description", STR, None),
-    ("statementType", STR, None),
-    ("normalizedStatementType", STR, "NormalizedStatementType"),
-    ("jurisdiction", STR, "Jurisdiction"),
-    ("academicSubject", STR, "AcademicSubject"),
-    ("gradeLevel", LIST, "GradeLevel"),
-    ("inLanguage", STR, "Language"),
-    ("dateCreated", STR, None),
-    ("dateModified", STR, None),
-    ("notes", STR, None),
-    ("author", STR, None),
-    ("provider", STR, None),
-    ("license", STR, None),
-    ("attributionStatement", STR, None),
-    # hasChildren is always the last key: the loader relies on it (see ingest.builder).
-    ("hasChildren", BOOL, None),
-)
+Field = tuple[str, str, str | None]  # (name, kind, enum name or None)
 
-FRAMEWORK_FIELDS: tuple[tuple[str, str, str | None], ...] = (
-    ("identifier", STR, None),
-    ("caseIdentifierURI", STR, None),
-    ("caseIdentifierUUID", STR, None),
-    ("name", STR, None),
-    ("description", STR, None),
-    ("jurisdiction", STR, "Jurisdiction"),
-    ("academicSubject", STR, "AcademicSubject"),
-    ("inLanguage", STR, "Language"),
-    ("adoptionStatus", STR, "AdoptionStatus"),
-    ("dateCreated", STR, None),
-    ("dateModified", STR, None),
-    ("notes", STR, None),
-    ("author", STR, None),
-    ("provider", STR, None),
-    ("license", STR, None),
-    ("attributionStatement", STR, None),
-    ("isCurrent", BOOL, None),
-)
 
-COMPONENT_FIELDS: tuple[tuple[str, str, str | None], ...] = (
-    ("identifier", STR, None),
-    ("description", STR, None),
-    ("academicSubject", STR, "AcademicSubject"),
-    ("inLanguage", STR, "Language"),
-    ("dateCreated", STR, None),
-    ("dateModified", STR, None),
-    ("examples", LIST, None),
-    ("author", STR, None),
-    ("provider", STR, None),
-    ("license", STR, None),
-    ("attributionStatement", STR, None),
-)
+@dataclass(frozen=True)
+class TypeInfo:
+    """What a declared type means on the wire."""
 
-_CURRICULUM_COMMON: tuple[tuple[str, str, str | None], ...] = (
-    ("academicSubject", STR, None),
-    ("gradeLevel", LIST, None),
-    ("author", STR, None),
-    ("provider", STR, None),
-    ("inLanguage", STR, None),
-    ("educationalUse", STR, None),
-    ("audience", LIST, None),
-    ("license", STR, None),
-    ("curriculumLabel", STR, None),
-    ("lmsLoadingGuidance", STR, None),
-)
+    kind: str  # one of the field kinds above
+    enum: str | None  # the enum's name when values are drawn from one
+    nullable: bool
+    item_kind: str | None = None  # the element kind of a LIST
 
-COURSE_FIELDS: tuple[tuple[str, str, str | None], ...] = (
-    ("identifier", STR, None),
-    ("name", STR, None),
-    ("description", STR, None),
-    ("courseCode", STR, None),
-    ("publisherIdentifier", STR, None),
-    *_CURRICULUM_COMMON,
-    ("timeRequired", STR, None),
-    ("dateCreated", STR, None),
-    ("attributionStatement", STR, None),
-)
 
-LESSON_FIELDS: tuple[tuple[str, str, str | None], ...] = (
-    ("identifier", STR, None),
-    ("name", STR, None),
-    ("ordinalName", STR, None),
-    ("position", INT, None),
-    *_CURRICULUM_COMMON,
-    ("isOptional", BOOL, None),
-    ("courseCode", STR, None),
-    ("publisherIdentifier", STR, None),
-    ("timeRequired", STR, None),
-    ("dateCreated", STR, None),
-    ("attributionStatement", STR, None),
-)
+def type_info(declared: Any) -> TypeInfo:
+    """Reads `str | None`, `list[GradeLevel] | None`, `Jurisdiction`... into a TypeInfo."""
+    nullable = False
+    if get_origin(declared) in (Union, UnionType):
+        args = [a for a in get_args(declared) if a is not type(None)]
+        nullable = len(args) < len(get_args(declared))
+        (declared,) = args
+    if get_origin(declared) in (list, tuple):  # tuple[X, ...]: a repeatable parameter
+        item = get_args(declared)[0]
+        inner = type_info(item)
+        return TypeInfo(LIST, inner.enum, nullable, inner.kind)
+    enum = None
+    if get_origin(declared) is Annotated:
+        declared, *extras = get_args(declared)
+        enum = next((e.name for e in extras if isinstance(e, EnumName)), None)
+    if get_origin(declared) is Literal:
+        return TypeInfo(STR, enum, nullable)
+    return TypeInfo(_KINDS.get(declared, STR), enum, nullable)
 
-GROUPING_FIELDS: tuple[tuple[str, str, str | None], ...] = (
-    *LESSON_FIELDS[:3],
-    ("groupName", STR, None),
-    ("groupLevel", INT, None),
-    *LESSON_FIELDS[3:],
-)
 
-ACTIVITY_FIELDS: tuple[tuple[str, str, str | None], ...] = (
-    *LESSON_FIELDS[:4],
-    *_CURRICULUM_COMMON,
-    ("isOptional", BOOL, None),
-    ("courseCode", STR, None),
-    ("timeRequired", STR, None),
-    ("studentGroupingType", STR, None),
-    ("dateCreated", STR, None),
-    ("attributionStatement", STR, None),
-)
+def enum_values(alias: Any) -> tuple[str, ...]:
+    """The values of one of `model.shapes`' enum types."""
+    literal = get_args(alias)[0]
+    return tuple(get_args(literal))
 
-ASSESSMENT_FIELDS: tuple[tuple[str, str, str | None], ...] = (
-    ("identifier", STR, None),
-    ("name", STR, None),
-    *_CURRICULUM_COMMON,
-    ("isOptional", BOOL, None),
-    ("courseCode", STR, None),
-    ("publisherIdentifier", STR, None),
-    ("studentGroupingType", STR, None),
-    ("timeRequired", STR, None),
-    ("dateCreated", STR, None),
-    ("attributionStatement", STR, None),
-)
 
-SKILLS_FRAMEWORK_FIELDS: tuple[tuple[str, str, str | None], ...] = (
-    ("identifier", STR, None),
-    ("name", STR, None),
-    ("description", STR, None),
-    ("jurisdiction", STR, "Jurisdiction"),
-    ("inLanguage", STR, "Language"),
-    ("isCurrent", BOOL, None),
-    ("dateCreated", STR, None),
-    ("dateModified", STR, None),
-    ("author", STR, None),
-    ("provider", STR, None),
-    ("license", STR, None),
-    ("attributionStatement", STR, None),
-)
+def _enum_name(alias: Any) -> str:
+    return next(e.name for e in get_args(alias)[1:] if isinstance(e, EnumName))
 
-SKILL_FIELDS: tuple[tuple[str, str, str | None], ...] = (
-    ("identifier", STR, None),
-    ("statementCode", STR, None),
-    ("name", STR, None),
-    ("description", STR, None),
-    ("statementType", STR, None),
-    ("normalizedStatementType", STR, "NormalizedStatementType"),
-    ("gradeLevel", LIST, "GradeLevel"),
-    ("jurisdiction", STR, "Jurisdiction"),
-    ("inLanguage", STR, "Language"),
-    ("dateCreated", STR, None),
-    ("dateModified", STR, None),
-    ("notes", STR, None),
-    ("author", STR, None),
-    ("provider", STR, None),
-    ("license", STR, None),
-    ("attributionStatement", STR, None),
-    # Last, as for standards: the loader flips it in place.
-    ("hasChildren", BOOL, None),
-)
 
-CROSSWALK_EXTRA_FIELDS: tuple[tuple[str, str, str | None], ...] = (
-    ("jaccard", NUM, None),
-    ("stateLCCount", INT, None),
-    ("ccssLCCount", INT, None),
-    ("sharedLCCount", INT, None),
-)
+def fields_of(shape: type) -> tuple[Field, ...]:
+    """A record type's fields in the served order, as (name, kind, enum) rows."""
+    hints = get_type_hints(shape, include_extras=True)
+    rows = []
+    for f in dataclasses.fields(shape):
+        info = type_info(hints[f.name])
+        rows.append((f.name, info.kind, info.enum))
+    return tuple(rows)
 
-ENUMS: dict[str, tuple[str, ...]] = {
-    "Jurisdiction": JURISDICTIONS,
-    "AcademicSubject": ACADEMIC_SUBJECTS,
-    "GradeLevel": GRADE_LEVELS,
-    "AdoptionStatus": ADOPTION_STATUSES,
-    "NormalizedStatementType": NORMALIZED_STATEMENT_TYPES,
-    "Language": LANGUAGES,
-    "ScopeView": ("summary", "full"),
-}
 
-# Fields the API requires to be present with a value; all others may be null.
+def required_of(shape: type) -> tuple[str, ...]:
+    """The fields a record always has with a value (declared without `| None`)."""
+    hints = get_type_hints(shape, include_extras=True)
+    return tuple(n for n, t in hints.items() if not type_info(t).nullable)
+
+
+ENUMS: dict[str, tuple[str, ...]] = {_enum_name(t): enum_values(t) for t in ENUM_TYPES}
+JURISDICTIONS = enum_values(shapes.Jurisdiction)
+ACADEMIC_SUBJECTS = enum_values(shapes.AcademicSubject)
+GRADE_LEVELS = enum_values(shapes.GradeLevel)
+ADOPTION_STATUSES = enum_values(shapes.AdoptionStatus)
+NORMALIZED_STATEMENT_TYPES = enum_values(shapes.NormalizedStatementType)
+LANGUAGES = enum_values(shapes.Language)
+
+STANDARD_FIELDS = fields_of(shapes.StandardsFrameworkItem)
+FRAMEWORK_FIELDS = fields_of(shapes.StandardsFramework)
+COMPONENT_FIELDS = fields_of(shapes.LearningComponent)
+COURSE_FIELDS = fields_of(shapes.Course)
+LESSON_FIELDS = fields_of(shapes.Lesson)
+GROUPING_FIELDS = fields_of(shapes.LessonGrouping)
+ACTIVITY_FIELDS = fields_of(shapes.Activity)
+ASSESSMENT_FIELDS = fields_of(shapes.Assessment)
+SKILLS_FRAMEWORK_FIELDS = fields_of(shapes.DurableSkillsFramework)
+SKILL_FIELDS = fields_of(shapes.DurableSkill)
+CROSSWALK_EXTRA_FIELDS = fields_of(shapes.StandardCrosswalk)[len(STANDARD_FIELDS) :]

@@ -4,6 +4,7 @@ masks, and the names of the lists that derivations produce and services read."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import Any
 
 from edukg.model.contract import GRADE_LEVELS
@@ -41,7 +42,7 @@ CURRICULA = "curricula"  # rows relation: node '', key: each curriculum id in th
 _GRADE_BITS = {grade: 1 << i for i, grade in enumerate(GRADE_LEVELS)}
 
 
-def grade_mask(grades: list[Any] | None) -> int:
+def grade_mask(grades: Iterable[Any] | None) -> int:
     """A bit per grade of the API's grade enum, for filtering with one AND."""
     mask = 0
     for grade in grades or ():

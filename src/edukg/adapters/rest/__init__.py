@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from edukg.adapters.rest import (
     components,
     curriculum,
@@ -12,7 +14,7 @@ from edukg.adapters.rest import (
 )
 from edukg.adapters.rest.base import Call, Operation
 
-OPERATIONS: tuple[Operation, ...] = (
+OPERATIONS: tuple[Operation[Any], ...] = (
     *search.OPERATIONS,
     *frameworks.OPERATIONS,
     *standards.OPERATIONS,

@@ -8,19 +8,23 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Generic, TypeVar
 
-from edukg.adapters.params import Param
+from edukg.adapters.params import Param, declared
 from edukg.services import graph as service
 from edukg.services.pagination import decode_cursor, page_body, query_key
 from edukg.store.base import DataInfo, Store
 
+P = TypeVar("P")
+
 
 @dataclass
-class Call:
-    """One validated request, as a handler sees it."""
+class Call(Generic[P]):
+    """One validated request, as a handler sees it: `params` is the operation's typed
+    parameter object; `values` the same values by name, for cursors and ETags."""
 
     operation_id: str
+    params: P
     values: dict[str, Any]
     store: Store
     info: DataInfo
@@ -45,19 +49,24 @@ class Call:
 
 
 @dataclass(frozen=True)
-class Operation:
+class Operation(Generic[P]):
     """A GET operation under the API's base path."""
 
     path: str
     operation_id: str
     summary: str
-    handler: Callable[[Call], bytes]
+    handler: Callable[[Call[P]], bytes]
     response_schema: dict[str, Any]
-    params: tuple[Param, ...] = ()
+    params: type[P]  # a dataclass of `Annotated` fields (see adapters.params)
     description: str = ""
     tags: tuple[str, ...] = ()
     not_found: bool = False  # whether the operation answers 404 for an unknown record
     statuses: tuple[int, ...] = field(default=(200, 400, 401, 405, 429, 500, 503))
+
+    @property
+    def declared(self) -> tuple[Param, ...]:
+        """The parameters, as the OpenAPI document and request parsing read them."""
+        return declared(self.params)
 
 
 def ref(name: str) -> dict[str, Any]:

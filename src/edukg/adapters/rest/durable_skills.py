@@ -2,38 +2,85 @@
 
 from __future__ import annotations
 
-from edukg.adapters.params import CURSOR, INCLUDE_NON_CURRENT, LIMIT, Param
+from dataclasses import dataclass
+from typing import Annotated
+
+from edukg.adapters.params import Cursor, IncludeNonCurrent, Limit, Param
 from edukg.adapters.rest.base import Call, Operation, ref
 from edukg.adapters.schemas import page_schema
+from edukg.model.shapes import NormalizedStatementType
 from edukg.services import graph as service
 
 TAGS = ("Durable skills",)
-_SKILL_PATH = Param(
-    "identifier", "string", "Identifier of the durable skill", location="path", max_length=256
-)
+_SkillPath = Annotated[
+    str, Param("Identifier of the durable skill", location="path", max_length=256)
+]
 
 
-def _frameworks(call: Call) -> bytes:
-    v = call.values
-    page = service.skills_frameworks(call.store, v["includeNonCurrent"], call.after(), v["limit"])
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ListSkillsFrameworks:
+    """Parameters of listDurableSkillsFrameworks."""
+
+    includeNonCurrent: IncludeNonCurrent = False
+    limit: Limit = 100
+    cursor: Cursor = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ListSkills:
+    """Parameters of listDurableSkills."""
+
+    frameworkIdentifier: Annotated[
+        str,
+        Param(
+            "The framework's `identifier`, from GET /durable-skills-frameworks",
+            max_length=256,
+        ),
+    ]
+    normalizedStatementType: Annotated[
+        NormalizedStatementType | None, Param("Only skills of this normalized type")
+    ] = None
+    limit: Limit = 100
+    cursor: Cursor = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Skill:
+    """Parameters of getDurableSkillByIdentifier."""
+
+    identifier: _SkillPath
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SkillPage:
+    """Parameters of listChildDurableSkills."""
+
+    identifier: _SkillPath
+    limit: Limit = 100
+    cursor: Cursor = None
+
+
+def _frameworks(call: Call[ListSkillsFrameworks]) -> bytes:
+    p = call.params
+    page = service.skills_frameworks(call.store, p.includeNonCurrent, call.after(), p.limit)
     return call.page(page)
 
 
-def _skills(call: Call) -> bytes:
-    v = call.values
+def _skills(call: Call[ListSkills]) -> bytes:
+    p = call.params
     page = service.skills(
-        call.store, v["frameworkIdentifier"], v["normalizedStatementType"], call.after(), v["limit"]
+        call.store, p.frameworkIdentifier, p.normalizedStatementType, call.after(), p.limit
     )
     return call.page(page)
 
 
-def _skill(call: Call) -> bytes:
-    return service.skill(call.store, call.values["identifier"]).doc
+def _skill(call: Call[Skill]) -> bytes:
+    return service.skill(call.store, call.params.identifier).doc
 
 
-def _children(call: Call) -> bytes:
-    v = call.values
-    return call.page(service.skill_children(call.store, v["identifier"], call.after(), v["limit"]))
+def _children(call: Call[SkillPage]) -> bytes:
+    p = call.params
+    return call.page(service.skill_children(call.store, p.identifier, call.after(), p.limit))
 
 
 OPERATIONS = (
@@ -43,11 +90,7 @@ OPERATIONS = (
         summary="Durable skills frameworks",
         handler=_frameworks,
         response_schema=page_schema("DurableSkillsFramework"),
-        params=(
-            INCLUDE_NON_CURRENT,
-            LIMIT,
-            CURSOR,
-        ),
+        params=ListSkillsFrameworks,
         tags=TAGS,
     ),
     Operation(
@@ -57,23 +100,7 @@ OPERATIONS = (
         description="Every item of the framework's hierarchy. An unknown framework is a 400.",
         handler=_skills,
         response_schema=page_schema("DurableSkill"),
-        params=(
-            Param(
-                "frameworkIdentifier",
-                "string",
-                "The framework's `identifier`, from GET /durable-skills-frameworks",
-                required=True,
-                max_length=256,
-            ),
-            Param(
-                "normalizedStatementType",
-                "enum",
-                "Only skills of this normalized type",
-                enum="NormalizedStatementType",
-            ),
-            LIMIT,
-            CURSOR,
-        ),
+        params=ListSkills,
         tags=TAGS,
     ),
     Operation(
@@ -82,7 +109,7 @@ OPERATIONS = (
         summary="Durable skill by ID",
         handler=_skill,
         response_schema=ref("DurableSkill"),
-        params=(_SKILL_PATH,),
+        params=Skill,
         tags=TAGS,
         not_found=True,
     ),
@@ -92,7 +119,7 @@ OPERATIONS = (
         summary="Child durable skills",
         handler=_children,
         response_schema=page_schema("DurableSkill"),
-        params=(_SKILL_PATH, LIMIT, CURSOR),
+        params=SkillPage,
         tags=TAGS,
         not_found=True,
     ),

@@ -2,22 +2,45 @@
 
 from __future__ import annotations
 
-from edukg.adapters.params import CURSOR, INCLUDE_NON_CURRENT, JURISDICTION, LIMIT, SUBJECT, Param
+from dataclasses import dataclass
+from typing import Annotated
+
+from edukg.adapters.params import (
+    Cursor,
+    IncludeNonCurrent,
+    JurisdictionFilter,
+    Limit,
+    Param,
+    SubjectFilter,
+)
 from edukg.adapters.rest.base import Call, Operation
 from edukg.adapters.schemas import page_schema
+from edukg.model.shapes import AdoptionStatus
 from edukg.services import graph as service
 
 
-def _list(call: Call) -> bytes:
-    v = call.values
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ListFrameworks:
+    """Parameters of listFrameworks."""
+
+    jurisdiction: JurisdictionFilter = None
+    academicSubject: SubjectFilter = None
+    adoptionStatus: Annotated[AdoptionStatus | None, Param("Filter by adoption status")] = None
+    includeNonCurrent: IncludeNonCurrent = False
+    limit: Limit = 100
+    cursor: Cursor = None
+
+
+def _list(call: Call[ListFrameworks]) -> bytes:
+    p = call.params
     page = service.frameworks(
         call.store,
-        v["jurisdiction"],
-        v["academicSubject"],
-        v["adoptionStatus"],
-        v["includeNonCurrent"],
+        p.jurisdiction,
+        p.academicSubject,
+        p.adoptionStatus,
+        p.includeNonCurrent,
         call.after(),
-        v["limit"],
+        p.limit,
     )
     return call.page(page)
 
@@ -30,14 +53,7 @@ OPERATIONS = (
         description="Current frameworks by default; `includeNonCurrent=true` adds superseded ones.",
         handler=_list,
         response_schema=page_schema("StandardsFramework"),
-        params=(
-            JURISDICTION,
-            SUBJECT,
-            Param("adoptionStatus", "enum", "Filter by adoption status", enum="AdoptionStatus"),
-            INCLUDE_NON_CURRENT,
-            LIMIT,
-            CURSOR,
-        ),
+        params=ListFrameworks,
         tags=("Academic standards",),
     ),
 )

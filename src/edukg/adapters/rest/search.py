@@ -2,27 +2,56 @@
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
+from typing import Annotated, Any
 
-from edukg.adapters.params import GRADE_LEVEL, SUBJECT, Param
+from edukg.adapters.params import GradeLevels, Param, SubjectFilter
 from edukg.adapters.rest.base import Call, Operation
+from edukg.model.shapes import Jurisdiction, NormalizedStatementType
 from edukg.model.vocabulary import STANDARD, grade_mask
 from edukg.services import search as searching
 from edukg.store.base import Search
 
-SEARCH_LIMIT = Param(
-    "limit", "integer", "Maximum number of results (1-50)", minimum=1, maximum=50, default=5
-)
-QUERY = Param("query", "string", "Words to search for (ranked by relevance)", max_length=500)
-CODE = Param(
-    "statementCode",
-    "string",
-    "An exact statement code, case-insensitive (score 1.0)",
-    max_length=50,
-)
-STATEMENT_TYPE = Param(
-    "normalizedStatementType", "enum", "Only records of this type", enum="NormalizedStatementType"
-)
+_Limit = Annotated[int, Param("Maximum number of results (1-50)", minimum=1, maximum=50)]
+_Query = Annotated[str | None, Param("Words to search for (ranked by relevance)", max_length=500)]
+_Code = Annotated[
+    str | None, Param("An exact statement code, case-insensitive (score 1.0)", max_length=50)
+]
+_StatementType = Annotated[NormalizedStatementType | None, Param("Only records of this type")]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SearchStandards:
+    """Parameters of searchAcademicStandards."""
+
+    query: _Query = None
+    statementCode: _Code = None
+    gradeLevel: GradeLevels = ()
+    academicSubject: SubjectFilter = None
+    normalizedStatementType: _StatementType = None
+    jurisdiction: Annotated[Jurisdiction, Param("Filter by jurisdiction (default Multi-State)")] = (
+        "Multi-State"
+    )
+    limit: _Limit = 5
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SearchComponents:
+    """Parameters of searchLearningComponents."""
+
+    query: Annotated[str, Param("Words to search for", max_length=500, example="add fractions")]
+    academicSubject: SubjectFilter = None
+    limit: _Limit = 5
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SearchSkills:
+    """Parameters of searchDurableSkills."""
+
+    query: _Query = None
+    statementCode: _Code = None
+    normalizedStatementType: _StatementType = None
+    limit: _Limit = 5
 
 
 def _results(item_schema: str) -> dict[str, Any]:
@@ -45,33 +74,29 @@ def _array(docs: list[bytes]) -> bytes:
     return b"[" + b",".join(docs) + b"]"
 
 
-def _standards(call: Call) -> bytes:
-    v = call.values
+def _standards(call: Call[SearchStandards]) -> bytes:
+    p = call.params
     filters = Search(
         STANDARD,
         (),
-        jurisdiction=v["jurisdiction"],
-        subject=v["academicSubject"],
-        statement_type=v["normalizedStatementType"],
-        grades_mask=grade_mask(v["gradeLevel"]),
+        jurisdiction=p.jurisdiction,
+        subject=p.academicSubject,
+        statement_type=p.normalizedStatementType,
+        grades_mask=grade_mask(p.gradeLevel),
     )
-    docs = searching.search_standards(
-        call.store, v["query"], v["statementCode"], filters, v["limit"]
-    )
+    docs = searching.search_standards(call.store, p.query, p.statementCode, filters, p.limit)
     return _array(docs)
 
 
-def _components(call: Call) -> bytes:
-    v = call.values
-    return _array(
-        searching.search_components(call.store, v["query"], v["academicSubject"], v["limit"])
-    )
+def _components(call: Call[SearchComponents]) -> bytes:
+    p = call.params
+    return _array(searching.search_components(call.store, p.query, p.academicSubject, p.limit))
 
 
-def _skills(call: Call) -> bytes:
-    v = call.values
+def _skills(call: Call[SearchSkills]) -> bytes:
+    p = call.params
     docs = searching.search_skills(
-        call.store, v["query"], v["statementCode"], v["normalizedStatementType"], v["limit"]
+        call.store, p.query, p.statementCode, p.normalizedStatementType, p.limit
     )
     return _array(docs)
 
@@ -95,21 +120,7 @@ OPERATIONS = (
         "defaults to Multi-State in both modes." + _HOW,
         handler=_standards,
         response_schema=_results("StandardsFrameworkItem"),
-        params=(
-            QUERY,
-            CODE,
-            GRADE_LEVEL,
-            SUBJECT,
-            STATEMENT_TYPE,
-            Param(
-                "jurisdiction",
-                "enum",
-                "Filter by jurisdiction (default Multi-State)",
-                enum="Jurisdiction",
-                default="Multi-State",
-            ),
-            SEARCH_LIMIT,
-        ),
+        params=SearchStandards,
         tags=("Academic standards", "Search"),
     ),
     Operation(
@@ -119,18 +130,7 @@ OPERATIONS = (
         description="`query` is required." + _HOW,
         handler=_components,
         response_schema=_results("LearningComponent"),
-        params=(
-            Param(
-                "query",
-                "string",
-                "Words to search for",
-                required=True,
-                max_length=500,
-                example="add fractions",
-            ),
-            SUBJECT,
-            SEARCH_LIMIT,
-        ),
+        params=SearchComponents,
         tags=("Learning components", "Search"),
     ),
     Operation(
@@ -140,7 +140,7 @@ OPERATIONS = (
         description="Exactly one of `query` or `statementCode`." + _HOW,
         handler=_skills,
         response_schema=_results("DurableSkill"),
-        params=(QUERY, CODE, STATEMENT_TYPE, SEARCH_LIMIT),
+        params=SearchSkills,
         tags=("Durable skills", "Search"),
     ),
 )

@@ -3,18 +3,24 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Annotated
 
 from edukg.adapters.params import (
-    CASE_UUID_PATH,
-    CURSOR,
-    GRADE_LEVEL,
-    JURISDICTION,
-    LIMIT,
-    SUBJECT,
+    CaseUuidPath,
+    Cursor,
+    GradeLevels,
+    JurisdictionFilter,
+    Limit,
     Param,
+    Standard,
+    StandardPage,
+    SubjectFilter,
+    Uuid,
 )
 from edukg.adapters.rest.base import Call, Operation, ref
 from edukg.adapters.schemas import page_schema
+from edukg.model.shapes import NormalizedStatementType
 from edukg.model.vocabulary import grade_mask
 from edukg.services import graph as service
 from edukg.store.base import BUILDS_TOWARDS, CHILDREN, COMPONENTS, PREREQUISITES, RELATED
@@ -22,57 +28,88 @@ from edukg.store.base import BUILDS_TOWARDS, CHILDREN, COMPONENTS, PREREQUISITES
 TAGS = ("Academic standards",)
 
 
-def _list(call: Call) -> bytes:
-    v = call.values
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ListStandards:
+    """Parameters of listAcademicStandards."""
+
+    standardsFrameworkCaseIdentifierUUID: Annotated[
+        Uuid,
+        Param(
+            "CASE UUID of the standards framework",
+            example="c6487102-d7cb-11e8-824f-0242ac160002",
+        ),
+    ]
+    gradeLevel: GradeLevels = ()
+    academicSubject: SubjectFilter = None
+    normalizedStatementType: Annotated[
+        NormalizedStatementType | None, Param("Filter by normalized statement type")
+    ] = None
+    limit: Limit = 100
+    cursor: Cursor = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Crosswalks:
+    """Parameters of listCrosswalkedStandards."""
+
+    caseIdentifierUUID: CaseUuidPath
+    jurisdiction: JurisdictionFilter = None
+    minJaccardScore: Annotated[
+        float | None, Param("Minimum Jaccard score, 0 to 1", minimum=0.0, maximum=1.0)
+    ] = None
+    limit: Limit = 100
+    cursor: Cursor = None
+
+
+def _list(call: Call[ListStandards]) -> bytes:
+    p = call.params
     page = service.standards_in_framework(
         call.store,
-        v["standardsFrameworkCaseIdentifierUUID"],
-        grade_mask(v["gradeLevel"]),
-        v["academicSubject"],
-        v["normalizedStatementType"],
+        p.standardsFrameworkCaseIdentifierUUID,
+        grade_mask(p.gradeLevel),
+        p.academicSubject,
+        p.normalizedStatementType,
         call.after(),
-        v["limit"],
+        p.limit,
     )
     return call.page(page)
 
 
-def _get(call: Call) -> bytes:
-    return service.standard(call.store, call.values["caseIdentifierUUID"]).doc
+def _get(call: Call[Standard]) -> bytes:
+    return service.standard(call.store, call.params.caseIdentifierUUID).doc
 
 
-def _linked(relation: str) -> Callable[[Call], bytes]:
-    def handler(call: Call) -> bytes:
-        v = call.values
-        page = service.linked(
-            call.store, v["caseIdentifierUUID"], relation, call.after(), v["limit"]
-        )
+def _linked(relation: str) -> Callable[[Call[StandardPage]], bytes]:
+    def handler(call: Call[StandardPage]) -> bytes:
+        p = call.params
+        page = service.linked(call.store, p.caseIdentifierUUID, relation, call.after(), p.limit)
         return call.page(page)
 
     return handler
 
 
-def _ancestors(call: Call) -> bytes:
-    chain = service.ancestors(call.store, call.values["caseIdentifierUUID"])
+def _ancestors(call: Call[Standard]) -> bytes:
+    chain = service.ancestors(call.store, call.params.caseIdentifierUUID)
     pagination = b'{"limit":%d,"nextCursor":null,"hasMore":false}' % len(chain)
     return b'{"data":[' + b",".join(chain) + b'],"pagination":' + pagination + b"}"
 
 
-def _crosswalks(call: Call) -> bytes:
-    v = call.values
+def _crosswalks(call: Call[Crosswalks]) -> bytes:
+    p = call.params
     page = service.crosswalks(
         call.store,
-        v["caseIdentifierUUID"],
-        v["jurisdiction"],
-        v["minJaccardScore"],
+        p.caseIdentifierUUID,
+        p.jurisdiction,
+        p.minJaccardScore,
         call.after(),
-        v["limit"],
+        p.limit,
     )
     return call.page(page)
 
 
 def _linked_operation(
     suffix: str, operation_id: str, summary: str, relation: str, schema: str, description: str
-) -> Operation:
+) -> Operation[StandardPage]:
     return Operation(
         path=f"/academic-standards/{{caseIdentifierUUID}}/{suffix}",
         operation_id=operation_id,
@@ -80,7 +117,7 @@ def _linked_operation(
         description=description,
         handler=_linked(relation),
         response_schema=page_schema(schema),
-        params=(CASE_UUID_PATH, LIMIT, CURSOR),
+        params=StandardPage,
         tags=TAGS,
         not_found=True,
     )
@@ -95,25 +132,7 @@ OPERATIONS = (
         "optional filters. An item matches a repeated `gradeLevel` if it has any of them.",
         handler=_list,
         response_schema=page_schema("StandardsFrameworkItem"),
-        params=(
-            Param(
-                "standardsFrameworkCaseIdentifierUUID",
-                "uuid",
-                "CASE UUID of the standards framework",
-                required=True,
-                example="c6487102-d7cb-11e8-824f-0242ac160002",
-            ),
-            GRADE_LEVEL,
-            SUBJECT,
-            Param(
-                "normalizedStatementType",
-                "enum",
-                "Filter by normalized statement type",
-                enum="NormalizedStatementType",
-            ),
-            LIMIT,
-            CURSOR,
-        ),
+        params=ListStandards,
         tags=TAGS,
     ),
     Operation(
@@ -122,7 +141,7 @@ OPERATIONS = (
         summary="Standard by ID",
         handler=_get,
         response_schema=ref("StandardsFrameworkItem"),
-        params=(CASE_UUID_PATH,),
+        params=Standard,
         tags=TAGS,
         not_found=True,
     ),
@@ -190,7 +209,7 @@ OPERATIONS = (
                 "pagination": ref("Pagination"),
             },
         },
-        params=(CASE_UUID_PATH,),
+        params=Standard,
         tags=TAGS,
         not_found=True,
     ),
@@ -202,19 +221,7 @@ OPERATIONS = (
         "back: the aligned standard's full record with `jaccard` and the three counts.",
         handler=_crosswalks,
         response_schema=page_schema("StandardCrosswalk"),
-        params=(
-            CASE_UUID_PATH,
-            JURISDICTION,
-            Param(
-                "minJaccardScore",
-                "number",
-                "Minimum Jaccard score, 0 to 1",
-                minimum=0.0,
-                maximum=1.0,
-            ),
-            LIMIT,
-            CURSOR,
-        ),
+        params=Crosswalks,
         tags=("Standards crosswalks", *TAGS),
         not_found=True,
     ),
