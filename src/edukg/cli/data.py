@@ -95,9 +95,9 @@ def cmd_load(args: argparse.Namespace) -> int:
     try:
         if bar is not None:
             with bar:
-                summary = load(args.source, args.db, args.data_version, advance)  # type: ignore[arg-type]
+                summary = load(args.source, args.db, args.data_version, advance, args.replace)  # type: ignore[arg-type]
         else:
-            summary = load(args.source, args.db, args.data_version)
+            summary = load(args.source, args.db, args.data_version, replace=args.replace)
     except LoadError as exc:
         say(f"load failed: {exc}")
         say("The data being served is unchanged.")

@@ -18,6 +18,7 @@ from rich.progress import (
 from rich.table import Table
 
 from edukg.ingest.builder import LoadSummary
+from edukg.ingest.case_import import PackageOutcome
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_NO_SERVER, EXIT_INDEX_UNFINISHED = 0, 1, 2, 3, 4
 
@@ -79,6 +80,26 @@ def print_summary(summary: LoadSummary) -> None:
     table.add_row("", "seconds", f"{summary.seconds:.2f}")
     console.print(table)
     console.print(f"content id {summary.content_id[:16]}")
+    for package in summary.case:
+        _print_package(package)
+
+
+_SHOWN_PROBLEMS = 10
+
+
+def _print_package(package: PackageOutcome) -> None:
+    """One CASE package's line: what it added, removed and changed, and its slips."""
+    what = "revision of an export framework" if package.revision_of_export else "framework"
+    console.print(
+        f"CASE {package.case_version} {what} {package.framework!r} from {package.name}: "
+        f"{package.items:,} items ({package.added:,} added, {package.removed:,} removed, "
+        f"{package.changed:,} changed), {package.associations:,} associations, "
+        f"{len(package.problems):,} problems"
+    )
+    for problem in package.problems[:_SHOWN_PROBLEMS]:
+        console.print(f"  {package.name}: {problem}", markup=False)
+    if len(package.problems) > _SHOWN_PROBLEMS:
+        console.print(f"  ... and {len(package.problems) - _SHOWN_PROBLEMS:,} more")
 
 
 def single_threaded_blas() -> None:

@@ -26,8 +26,19 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--db", dest="global_db", default=None, help=_DB_HELP)
     sub = p.add_subparsers(dest="command", required=True)
 
-    c = _with_db(sub.add_parser("load", help="load an export (files, a directory or URLs)"))
-    c.add_argument("source", nargs="+", help="directory, nodes/relationships files, or URLs")
+    c = _with_db(
+        sub.add_parser(
+            "load", help="load an export and/or CASE packages (files, a directory or URLs)"
+        )
+    )
+    c.add_argument(
+        "source", nargs="+",
+        help="export directory, nodes/relationships files, CASE package files, or their URLs",
+    )  # fmt: skip
+    c.add_argument(
+        "--replace", action="store_true",
+        help="allow CASE packages alone onto a database that serves data (they replace it)",
+    )  # fmt: skip
     c.add_argument("--data-version", default=None, help="export release, e.g. 1.11.0")
     c.add_argument(
         "--no-index", action="store_true",

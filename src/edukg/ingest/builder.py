@@ -19,19 +19,22 @@ from typing import Any
 
 import orjson
 
+from edukg.ingest.case_import import CaseImport, PackageOutcome, index_export
+from edukg.ingest.case_package import Package, looks_like_package, read_package
 from edukg.ingest.derive import RULES
 from edukg.ingest.errors import LoadError
 from edukg.ingest.normalize import BadValue, encode, typed
 from edukg.ingest.reader import (
     RELATIONSHIP_FILES,
     Progress,
+    Source,
     guess_version,
     read_lines,
     resolve,
 )
 from edukg.model.clock import utc_timestamp
 from edukg.model.vocabulary import CURRICULUM_KINDS, KIND_BY_LABEL, grade_mask
-from edukg.store import database_errors, is_postgres, open_loader
+from edukg.store import database_errors, is_postgres, open_loader, open_store
 from edukg.store.base import Loader
 from edukg.store.sqlite_load import DocRow, EdgeRow, FigureRow, NodeRow
 
@@ -57,6 +60,7 @@ class LoadSummary:
     duplicate_relationships: int = 0
     dangling: int = 0
     seconds: float = 0.0
+    case: list[PackageOutcome] = field(default_factory=list)  # what each CASE package did
 
 
 def _need_str(record: dict[str, Any], key: str, where: str) -> str:
@@ -266,8 +270,14 @@ def load(
     db: str,
     data_version: str | None = None,
     progress: Progress | None = None,
+    replace: bool = False,
 ) -> LoadSummary:
-    """Load the export found at `sources` (paths, a directory or URLs) into `db`."""
+    """Load the export and CASE packages found at `sources` (paths, a directory or URLs)
+    into `db`, in one version.
+
+    `replace`: allow CASE packages alone onto a database that serves data (they replace
+    the whole graph).
+    """
     version = data_version or guess_version(sources)
     # Downloads go beside a SQLite file (the same disk as the build); for PostgreSQL, to
     # the temporary directory ($TMPDIR), never into the directory the command runs in.
@@ -275,10 +285,58 @@ def load(
     workdir.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix=".edukg-download-", dir=workdir) as tmp:
         files = resolve(sources, Path(tmp), progress)
+        packages = [read_package(f.path, f.name) for f in files if _is_package(f)]
+        export = [f for f in files if not _is_package(f)]
+        if packages and not export and not replace and _serves_data(db):
+            raise LoadError(
+                "only CASE packages were given, and this database serves data: loading them "
+                "alone would replace the whole graph. Name the export too (edukg load "
+                "EXPORT_DIR PACKAGE...), or give --replace to serve the packages alone; "
+                "nothing was changed"
+            )
+        case = _case_import(packages, export, progress)
 
         def streams() -> Iterator[NamedLines]:
-            for source in files:
-                yield source.name, read_lines(source, progress)
+            for source in export:
+                lines = read_lines(source, progress)
+                yield source.name, case.export_lines(lines) if case else lines
+            if case:
+                yield from case.package_lines()
 
-        named = any(Path(f.name).name.startswith(RELATIONSHIP_FILES[0][:13]) for f in files)
-        return build(streams(), db, version, f" in {', '.join(sources)}", named)
+        named = bool(packages) or any(
+            Path(f.name).name.startswith(RELATIONSHIP_FILES[0][:13]) for f in export
+        )
+        summary = build(streams(), db, version, f" in {', '.join(sources)}", named)
+        summary.case = case.outcomes if case else []
+        return summary
+
+
+def _is_package(source: Source) -> bool:
+    """A regular file whose content is a CASE package (a pipe is always an export)."""
+    return source.path.is_file() and looks_like_package(source.path)
+
+
+def _case_import(
+    packages: list[Package], export: list[Source], progress: Progress | None
+) -> CaseImport | None:
+    if not packages:
+        return None
+    if any(not f.path.is_file() for f in export):
+        raise LoadError("with CASE packages, the export must be files (a pipe is read once)")
+    wanted = {p.document["identifier"] for p in packages}
+    wanted |= {i["identifier"] for p in packages for i in p.items}
+    index = index_export((read_lines(f) for f in export), (read_lines(f) for f in export), wanted)
+    return CaseImport(packages, index)
+
+
+def _serves_data(db: str) -> bool:
+    if not is_postgres(db) and not Path(db).exists():
+        return False
+    try:
+        store = open_store(db)
+    except Exception:  # a database that cannot be opened serves nothing
+        return False
+    try:
+        return store.info() is not None
+    finally:
+        store.close()

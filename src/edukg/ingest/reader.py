@@ -13,6 +13,7 @@ from typing import BinaryIO
 from urllib.parse import urlparse
 
 import httpx
+import orjson
 
 from edukg.ingest.errors import LoadError
 
@@ -68,20 +69,27 @@ def resolve(sources: list[str], workdir: Path, progress: Progress | None = None)
     return found
 
 
+# Downloads stop here: a CASE package is at most tens of MiB, an export a few GiB.
+MAX_CASE_DOWNLOAD = 512 << 20
+MAX_DOWNLOAD = 64 << 30
+
+
 def download(url: str, workdir: Path, progress: Progress | None = None) -> Path:
-    """Stream `url` to a file in `workdir`, a chunk at a time."""
+    """Stream `url` to a file in `workdir`, a chunk at a time, up to a size limit."""
     name = Path(urlparse(url).path).name or "download"
+    limit = MAX_CASE_DOWNLOAD if "/ims/case/" in url else MAX_DOWNLOAD
     handle, temp = tempfile.mkstemp(prefix="download-", suffix=f"-{name}", dir=workdir)
     try:
         with (
             open(handle, "wb") as out,
             httpx.stream("GET", url, follow_redirects=True, timeout=60) as response,
         ):
-            if response.status_code != 200:
-                raise LoadError(f"{url}: the server answered HTTP {response.status_code}")
+            _refuse_answer(url, response)
             total = int(response.headers.get("content-length", 0)) or None
             for chunk in response.iter_raw(1 << 20):
                 out.write(chunk)
+                if response.num_bytes_downloaded > limit:
+                    raise LoadError(f"{url}: larger than {limit >> 20:,} MiB; stopped")
                 if progress:
                     progress(response.num_bytes_downloaded, total, f"download {name}")
     except httpx.HTTPError as exc:
@@ -91,6 +99,41 @@ def download(url: str, workdir: Path, progress: Progress | None = None) -> Path:
         Path(temp).unlink(missing_ok=True)
         raise
     return Path(temp)
+
+
+def _refuse_answer(url: str, response: httpx.Response) -> None:
+    """A clear error for an answer that cannot be data: an error status (with a CASE
+    server's own description when it sent one) or an HTML page."""
+    if response.status_code != 200:
+        detail = ""
+        if "json" in response.headers.get("content-type", ""):
+            body = b"".join(_head(response, 1 << 16))
+            detail = _case_error(body)
+        raise LoadError(f"{url}: the server answered HTTP {response.status_code}{detail}")
+    if "text/html" in response.headers.get("content-type", ""):
+        raise LoadError(f"{url}: an HTML page, not an export or a CASE package")
+
+
+def _head(response: httpx.Response, limit: int) -> Iterator[bytes]:
+    read = 0
+    for chunk in response.iter_bytes():
+        yield chunk[: limit - read]
+        read += len(chunk)
+        if read >= limit:
+            return
+
+
+def _case_error(body: bytes) -> str:
+    """' (CASE: description)' from a CASE error body (imsx_StatusInfo), else ''."""
+    try:
+        parsed = orjson.loads(body)
+    except orjson.JSONDecodeError:
+        return ""
+    status = parsed.get("imsx_StatusInfo", parsed) if isinstance(parsed, dict) else None
+    if not isinstance(status, dict) or "imsx_codeMajor" not in status:
+        return ""
+    text = status.get("imsx_description") or status.get("imsx_codeMinor") or ""
+    return f" (CASE {status.get('imsx_codeMajor')}: {str(text)[:200]})"
 
 
 def _open(path: Path) -> tuple[BufferedReader, BinaryIO | gzip.GzipFile]:

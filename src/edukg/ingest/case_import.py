@@ -1,0 +1,227 @@
+"""CASE packages in a load: identity against the export, revisions, and the lines to load.
+
+The packages become export lines (`case_map`) that join the export's own in one load.
+Identity: an imported item whose CASE identifier matches a node of the export keeps that
+node's identifier (its learning components, crosswalks and curriculum stay attached),
+with the package's values for the fields CASE carries and the export's for the rest. A
+package whose CFDocument matches a framework of the export is a newer revision of it: the
+export's items of that framework and its hierarchy give way to the package's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+import orjson
+
+from edukg.ingest.case_map import case_identifier, framework_properties, item_properties
+from edukg.ingest.case_map import relationship as association_relationship
+from edukg.ingest.case_package import Package
+from edukg.ingest.normalize import BadValue, typed
+
+Lines = Iterable[tuple[int, bytes]]
+_STANDARD_LABELS = frozenset({"StandardsFramework", "StandardsFrameworkItem"})
+# The fields CASE carries: a matched item counts as changed when one of them differs.
+_CASE_FIELDS = ("statementCode", "description", "name", "statementType", "gradeLevel")
+
+
+@dataclass
+class PackageOutcome:
+    """What one package did to the graph, for the load summary."""
+
+    name: str
+    framework: str
+    case_version: str
+    items: int
+    associations: int
+    added: int = 0
+    removed: int = 0
+    changed: int = 0
+    revision_of_export: bool = False
+    problems: list[str] = field(default_factory=list)
+
+
+@dataclass
+class _ExportNode:
+    identifier: str
+    label: str
+    properties: dict[str, Any] | None  # kept only for nodes a package names
+
+
+@dataclass
+class ExportIndex:
+    """What a pass over the export learnt: its frameworks and items by CASE identifier,
+    and its hierarchy (only when a package revises one of its frameworks)."""
+
+    by_case: dict[str, _ExportNode] = field(default_factory=dict)
+    children: dict[str, list[str]] = field(default_factory=dict)
+
+    def below(self, root: str) -> set[str]:
+        """Every node reachable from `root` by hasChild."""
+        seen: set[str] = set()
+        stack = [root]
+        while stack:
+            for child in self.children.get(stack.pop(), ()):
+                if child not in seen:
+                    seen.add(child)
+                    stack.append(child)
+        return seen
+
+
+def index_export(
+    nodes: Iterable[Lines], relationships: Iterable[Lines], wanted: set[str]
+) -> ExportIndex:
+    """One pass over the export's standards nodes (and, when a package's document is one
+    of its frameworks, its hasChild edges)."""
+    index = ExportIndex()
+    revised = False
+    for lines in nodes:
+        for _, line in lines:
+            # Cheap tests first: only node lines have "labels" (relationships: "source_labels").
+            if b'"labels"' not in line or b'"StandardsFramework' not in line:
+                continue
+            record = orjson.loads(line)
+            props = record.get("properties") or {}
+            case_id = props.get("caseIdentifierUUID")
+            label = next((x for x in record.get("labels", ()) if x in _STANDARD_LABELS), None)
+            if not isinstance(case_id, str) or label is None:
+                continue
+            case_id = case_id.lower()
+            keep = props if case_id in wanted else None
+            index.by_case[case_id] = _ExportNode(record["identifier"], label, keep)
+            revised = revised or (keep is not None and label == "StandardsFramework")
+    if revised:
+        for lines in relationships:
+            for _, line in lines:
+                if b'"hasChild"' in line:
+                    record = orjson.loads(line)
+                    if record.get("label") == "hasChild":
+                        source, target = record["source_identifier"], record["target_identifier"]
+                        index.children.setdefault(source, []).append(target)
+    return index
+
+
+@dataclass
+class CaseImport:
+    """The packages of one load, resolved against the export: the lines they add and the
+    export lines they replace."""
+
+    packages: list[Package]
+    export: ExportIndex
+    outcomes: list[PackageOutcome] = field(default_factory=list)
+    _skip_nodes: set[str] = field(default_factory=set)
+    _replaced_parents: set[str] = field(default_factory=set)
+    _ids: dict[str, str] = field(default_factory=dict)
+    _records: list[tuple[str, list[bytes]]] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        for package in self.packages:
+            for obj in (package.document, *package.items):
+                self._ids[obj["identifier"]] = self._identifier_of(obj)
+        # Mapped before any export line passes: which of those give way is known then.
+        now = datetime.now(UTC)
+        self._records = [(p.name, self._mapped(p, now)) for p in self.packages]
+
+    def _identifier_of(self, obj: dict[str, Any]) -> str:
+        known = self.export.by_case.get(obj["identifier"])
+        if known is not None:
+            return known.identifier
+        return case_identifier(obj.get("uri") or obj["identifier"])
+
+    def _endpoint(self, link: Any) -> str | None:
+        if not isinstance(link, dict):
+            return None
+        case_id = str(link.get("identifier") or "").lower()
+        if case_id in self._ids:
+            return self._ids[case_id]
+        known = self.export.by_case.get(case_id)
+        if known is not None:
+            return known.identifier
+        uri = link.get("uri") or case_id
+        return case_identifier(uri) if uri else None
+
+    def package_lines(self) -> Iterator[tuple[str, Lines]]:
+        """(name, lines) of each package, in the export's line format."""
+        for name, records in self._records:
+            yield name, enumerate(records, start=1)
+
+    def _mapped(self, package: Package, now: datetime) -> list[bytes]:
+        framework = framework_properties(package, now)
+        outcome = PackageOutcome(
+            package.name,
+            str(framework.get("name") or package.document["identifier"]),
+            package.case_version,
+            len(package.items),
+            0,
+            problems=list(package.problems),
+        )
+        self.outcomes.append(outcome)
+        records = [self._node(package.document, "StandardsFramework", framework)]
+        previous = self._revised(package, outcome)
+        for item in package.items:
+            props = item_properties(item, framework)
+            records.append(self._node(item, "StandardsFrameworkItem", props))
+            if item["identifier"] in self.export.by_case:
+                outcome.changed += self._differs(item["identifier"], props)
+            else:
+                outcome.added += 1
+        outcome.removed = len(previous - {self._ids[i["identifier"]] for i in package.items})
+        for i, assoc in enumerate(package.associations):
+            source = self._endpoint(assoc.get("originNodeURI"))
+            target = self._endpoint(assoc.get("destinationNodeURI"))
+            if source is None or target is None:
+                outcome.problems.append(f"$.CFAssociations[{i}]: an end without an identifier")
+                continue
+            records.append(association_relationship(assoc, source, target))
+            outcome.associations += 1
+        return [orjson.dumps(r) for r in records]
+
+    def _revised(self, package: Package, outcome: PackageOutcome) -> set[str]:
+        """The export items of the framework this package revises (none if it is new)."""
+        revised = self.export.by_case.get(package.document["identifier"])
+        if revised is None or revised.label != "StandardsFramework":
+            return set()
+        outcome.revision_of_export = True
+        previous = self.export.below(revised.identifier)
+        self._replaced_parents |= previous | {revised.identifier}
+        self._skip_nodes |= previous | {revised.identifier}
+        return previous
+
+    def _node(self, obj: dict[str, Any], label: str, props: dict[str, Any]) -> dict[str, Any]:
+        identifier = self._ids[obj["identifier"]]
+        known = self.export.by_case.get(obj["identifier"])
+        if known is not None:
+            self._skip_nodes.add(identifier)
+            if known.properties is not None:  # the export's values for what CASE lacks
+                props = {**known.properties, **props}
+        props = {**props, "identifier": identifier}
+        return {"type": "node", "identifier": identifier, "labels": [label], "properties": props}
+
+    def _differs(self, case_id: str, props: dict[str, Any]) -> int:
+        known = self.export.by_case.get(case_id)
+        if known is None or known.properties is None:
+            return 0
+        try:
+            before = typed(known.properties)
+        except BadValue:
+            return 1
+        return int(any(k in props and before.get(k) != props[k] for k in _CASE_FIELDS))
+
+    def export_lines(self, lines: Lines) -> Iterator[tuple[int, bytes]]:
+        """The export's lines without those the packages replace: the nodes they claim and
+        the hierarchy of the frameworks they revise."""
+        for number, line in lines:
+            if self._skip_nodes or self._replaced_parents:
+                record = orjson.loads(line)
+                if record.get("type") == "node":
+                    if record.get("identifier") in self._skip_nodes:
+                        continue
+                elif (
+                    record.get("label") == "hasChild"
+                    and record.get("source_identifier") in self._replaced_parents
+                ):
+                    continue
+            yield number, line

@@ -1,0 +1,435 @@
+"""CASE import: packages (1.0 and 1.1) loaded beside or instead of the export, on both
+backends, served by the same operations; the mapping rules; slips; failures; URLs."""
+
+from __future__ import annotations
+
+import http.server
+import subprocess
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any, ClassVar
+
+import orjson
+import pytest
+
+from edukg.ingest.builder import load
+from edukg.ingest.case_map import (
+    case_identifier,
+    grades,
+    jurisdiction_of,
+    statement_type,
+    subject_of,
+)
+from edukg.ingest.errors import LoadError
+from edukg.store import open_store
+from tests.conftest import Api, error_of
+from tests.support import SAMPLE, SHARED
+
+ACT = SHARED / "data" / "case" / "act-holistic-framework-math.json"
+ACT_DOC = "a33fc64e-5c40-11e7-82c4-3d54268aa9ee"
+CA_MATH = "c6487102-d7cb-11e8-824f-0242ac160002"
+BASE_URI = "https://case.example.org/ims/case/v1p1"
+DOC = "11111111-1111-4111-8111-111111111111"
+
+
+def _uuid(n: int) -> str:
+    return f"22222222-2222-4222-8222-{n:012d}"
+
+
+def _link(identifier: str, kind: str = "CFItems", title: str = "") -> dict[str, str]:
+    return {"identifier": identifier, "uri": f"{BASE_URI}/{kind}/{identifier}", "title": title}
+
+
+def item(n: int, code: str | float, statement: str, **more: Any) -> dict[str, Any]:
+    """A CFItem of the test packages."""
+    identifier = more.pop("identifier", _uuid(n))
+    return {
+        "identifier": identifier,
+        "uri": f"{BASE_URI}/CFItems/{identifier}",
+        "humanCodingScheme": code,
+        "fullStatement": statement,
+        "lastChangeDateTime": "2025-01-02T03:04:05+00:00",
+        **more,
+    }
+
+
+def assoc(n: int, kind: str, origin: str, destination: str, **more: Any) -> dict[str, Any]:
+    """A CFAssociation of the test packages (the destination may be the document)."""
+    dest_kind = "CFDocuments" if destination in (DOC, CA_MATH) else "CFItems"
+    return {
+        "identifier": f"33333333-3333-4333-8333-{n:012d}",
+        "uri": f"{BASE_URI}/CFAssociations/{n}",
+        "associationType": kind,
+        "originNodeURI": _link(origin),
+        "destinationNodeURI": _link(destination, dest_kind),
+        "lastChangeDateTime": "2025-01-02T03:04:05+00:00",
+        **more,
+    }
+
+
+def package(
+    items: list[dict[str, Any]],
+    associations: list[dict[str, Any]],
+    document: dict[str, Any] | None = None,
+    version: str = "1.1",
+    **extra: Any,
+) -> dict[str, Any]:
+    """A CFPackage: the document (1.1 when `version` says so), items and associations."""
+    doc = {
+        "identifier": DOC,
+        "uri": f"{BASE_URI}/CFDocuments/{DOC}",
+        "creator": "Alabama State Department of Education",
+        "title": "Alabama Course of Study: Mathematics",
+        "lastChangeDateTime": "2025-01-02T03:04:05+00:00",
+        "subject": ["Math"],
+        "language": "en",
+        "adoptionStatus": "Adopted",
+        "licenseURI": {"identifier": _uuid(900), "uri": f"{BASE_URI}/CFLicenses/x", "title": "L"},
+        **(document or {}),
+    }
+    if version == "1.1":
+        doc["caseVersion"] = "1.1"
+    definitions = {"CFLicenses": [{"identifier": _uuid(900), "title": "CC BY 4.0"}]}
+    return {
+        "CFDocument": doc,
+        "CFItems": items,
+        "CFAssociations": associations,
+        "CFDefinitions": definitions,
+        **extra,
+    }
+
+
+def write(path: Path, body: Any) -> Path:
+    path.write_bytes(orjson.dumps(body, option=orjson.OPT_INDENT_2))
+    return path
+
+
+# The full test package: every association type, and the slips of packages in the wild.
+STRAND, STANDARD_A, STANDARD_B, COMPONENT, OUTSIDE = (_uuid(i) for i in (1, 2, 3, 4, 99))
+CROSSWALK = {"edukgCrosswalk": {"jaccard": 0.5, "stateLCCount": 4, "ccssLCCount": 2}}
+
+
+def full_package() -> dict[str, Any]:
+    items = [
+        item(1, "AL.M.1", "Numbers and operations", CFItemType="Strand", educationLevel=["KG"]),
+        item(
+            2, "AL.M.1.1", "Add within 10", CFItemType="Standard",
+            educationLevel=["KG", "01", "TK"], abbreviatedStatement="Add", language="en",
+        ),
+        item(3, 1.2, "Subtract within 10", CFItemType="standard", educationLevel="1"),
+        item(4, "AL.M.1.1.a", "Count on", CFItemType="Component", educationalLevel=["1"]),
+        item(5, "AL.M.X", "A duplicate", identifier=STANDARD_B),
+        item(6, "AL.M.Y", "Not a UUID", identifier="not-a-uuid"),
+        {"identifier": _uuid(7), "uri": "u"},  # no fullStatement
+    ]  # fmt: skip
+    associations = [
+        assoc(1, "isChildOf", STRAND, DOC),
+        assoc(2, "isChildOf", STANDARD_A, STRAND, sequenceNumber="2"),
+        assoc(3, "isChildOf", STANDARD_B, STRAND, sequenceNumber=1),
+        assoc(4, "isChildOf", COMPONENT, STANDARD_A),
+        assoc(5, "precedes", STANDARD_A, STANDARD_B),
+        assoc(6, "isRelatedTo", STANDARD_A, COMPONENT),
+        assoc(7, "isRelatedTo", STANDARD_B, STANDARD_A, extensions=CROSSWALK),
+        assoc(8, "exactMatchOf", STANDARD_A, OUTSIDE),
+        *(
+            assoc(10 + i, kind, STANDARD_B, COMPONENT)
+            for i, kind in enumerate(
+                ("isPeerOf", "isPartOf", "exemplar", "replacedBy", "hasSkillLevel",
+                 "isTranslationOf", "ext:hasExample")
+            )
+        ),
+        {"identifier": _uuid(50), "associationType": "isChildOf"},  # no ends
+    ]  # fmt: skip
+    return package(items, associations, unknownTopKey=1)
+
+
+# Mapping rules
+
+
+def test_jurisdiction_is_the_longest_whole_word_state() -> None:
+    assert jurisdiction_of({"creator": "Alabama State Department of Education"}) == "Alabama"
+    assert jurisdiction_of({"creator": "Arkansas Division of Education"}) == "Arkansas"
+    assert jurisdiction_of({"creator": "West Virginia Board"}) == "West Virginia"
+    assert jurisdiction_of({"creator": "ACT, Inc.", "publisher": "Kansas DoE"}) == "Kansas"
+    assert jurisdiction_of({"creator": "x", "title": "Common Core Math"}) == "Multi-State"
+    assert jurisdiction_of({"creator": "ACT, Inc.", "title": "ACT Framework"}) is None
+    assert jurisdiction_of({"creator": "Ohio", "title": "Common Core"}) == "Ohio"
+
+
+def test_subject_type_and_grades_tables() -> None:
+    assert subject_of({"subject": ["Math"]}) == "Mathematics"
+    assert subject_of({"title": "English Language Arts Standards"}) == "English Language Arts"
+    assert subject_of({"title": "Social Science"}) == "Social Studies"
+    assert subject_of({"title": "Physical Education"}) == "Other"
+    assert (
+        statement_type("Cluster") == statement_type("conceptual category") == ("Standard Grouping")
+    )
+    assert statement_type("Benchmark") == statement_type("Indicator") == "Standard"
+    assert statement_type("Example") == statement_type(None) == "Other"
+    assert grades(["KG", "09", "TK", "AS"]) == (["K", "9"], ["TK", "AS"])
+    assert grades("PK,01") == (["PK", "1"], [])
+
+
+# Loading and serving
+
+
+def _served_items(api: Api, framework: str) -> list[dict[str, Any]]:
+    return api.walk("/academic-standards", standardsFrameworkCaseIdentifierUUID=framework)
+
+
+def test_the_real_fixture_serves_its_items_and_hierarchy(
+    fresh_db: str, serve: Callable[[str], Api]
+) -> None:
+    body = orjson.loads(ACT.read_bytes())
+    summary = load([str(ACT)], fresh_db, "1.0.0")
+    assert summary.case[0].items == 28 and summary.case[0].added == 28
+    assert summary.case[0].problems == []
+    api = serve(fresh_db)
+    served = {r["caseIdentifierUUID"]: r for r in _served_items(api, ACT_DOC)}
+    given = {i["identifier"]: i for i in body["CFItems"]}
+    assert served.keys() == given.keys()
+    for uuid, record in served.items():
+        assert record["statementCode"] == given[uuid]["humanCodingScheme"]
+        assert record["description"] == given[uuid]["fullStatement"]
+        assert record["identifier"] == case_identifier(given[uuid]["uri"])
+    parent = {
+        a["originNodeURI"]["identifier"]: a["destinationNodeURI"]["identifier"]
+        for a in body["CFAssociations"]
+    }
+    for uuid in [ACT_DOC, *given]:
+        children = api.walk(f"/academic-standards/{uuid}/children")
+        assert {c["caseIdentifierUUID"] for c in children} == {
+            k for k, v in parent.items() if v == uuid
+        }
+    framework = api.ok("/standards-frameworks")["data"]
+    assert [f["caseIdentifierUUID"] for f in framework] == [ACT_DOC]
+    assert framework[0]["name"] == "ACT Holistic Framework, Math"
+    assert framework[0]["jurisdiction"] is None and framework[0]["author"] == "ACT, Inc."
+
+
+def test_every_association_type_and_the_slips(
+    tmp_path: Path, fresh_db: str, serve: Callable[[str], Api]
+) -> None:
+    path = write(tmp_path / "al.json", full_package())
+    summary = load([str(path)], fresh_db, "1.0.0")
+    outcome = summary.case[0]
+    assert (outcome.items, outcome.added, outcome.case_version) == (4, 4, "1.1")
+    problems = "\n".join(outcome.problems)
+    for slip in (
+        "$.CFItems[2].humanCodingScheme: a number where text belongs",
+        "$.CFItems[3].educationalLevel: unknown key, ignored",
+        "$.CFItems[4].identifier: duplicate",
+        "$.CFItems[5].identifier: not a UUID",
+        "$.CFItems[6]: no fullStatement, skipped",
+        "$.CFAssociations[1].sequenceNumber: a string where a number belongs",
+        "$.CFAssociations[15]: no originNodeURI, destinationNodeURI, skipped",
+        "$.unknownTopKey: unknown key, ignored",
+    ):
+        assert slip in problems, problems
+    assert summary.relationship_counts["hasChild"] == 4
+    api = serve(fresh_db)
+    framework = api.ok("/standards-frameworks")["data"][0]
+    assert framework["jurisdiction"] == "Alabama"
+    assert framework["academicSubject"] == "Mathematics"
+    assert framework["license"] == "CC BY 4.0" and framework["isCurrent"] is True
+    assert framework["adoptionStatus"] == "Adopted" and framework["inLanguage"] == "en-US"
+    a = api.ok(f"/academic-standards/{STANDARD_A}")
+    assert (a["statementCode"], a["name"], a["statementType"]) == ("AL.M.1.1", "Add", "Standard")
+    assert a["normalizedStatementType"] == "Standard" and a["gradeLevel"] == ["K", "1"]
+    assert a["caseEducationLevel"] == ["K", "1", "TK"] and a["inLanguage"] == "en-US"
+    assert a["jurisdiction"] == "Alabama" and a["academicSubject"] == "Mathematics"
+    assert a["dateModified"] == "2025-01-02T03:04:05+00:00" and a["hasChildren"] is True
+    b = api.ok(f"/academic-standards/{STANDARD_B}")
+    assert b["statementCode"] == "1.2" and b["description"] == "Subtract within 10"
+    strand = api.ok(f"/academic-standards/{STRAND}")
+    assert strand["normalizedStatementType"] == "Standard Grouping"
+
+    def uuids(path: str) -> list[str]:
+        return [r["caseIdentifierUUID"] for r in api.walk(path)]
+
+    # Ordered as every list (by identifier); sequenceNumber stays on the relationship.
+    assert sorted(uuids(f"/academic-standards/{STRAND}/children")) == [STANDARD_A, STANDARD_B]
+    assert uuids(f"/academic-standards/{STANDARD_B}/prerequisites") == [STANDARD_A]
+    assert uuids(f"/academic-standards/{STANDARD_A}/builds-towards") == [STANDARD_B]
+    assert uuids(f"/academic-standards/{COMPONENT}/related-standards") == [STANDARD_A]
+    crosswalk = api.walk(f"/academic-standards/{STANDARD_B}/crosswalks")
+    assert [(c["caseIdentifierUUID"], c["jaccard"]) for c in crosswalk] == [(STANDARD_A, 0.5)]
+    # The other CASE types are kept under their CASE names (exported, not shown here).
+    export = tmp_path / "out"
+    done = subprocess.run(
+        [sys.executable, "-m", "edukg.cli", "export", str(export), "--db", fresh_db],
+        check=False, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    rels = [orjson.loads(x) for x in (export / "relationships.jsonl").read_bytes().splitlines()]
+    labels = {r["label"] for r in rels}
+    assert {"isPeerOf", "isPartOf", "exemplar", "replacedBy", "exactMatchOf"} <= labels
+    assert {"hasSkillLevel", "isTranslationOf", "ext:hasExample"} <= labels
+    kept = {r["identifier"] for r in rels}
+    assert {a["identifier"] for a in full_package()["CFAssociations"][:15]} <= kept
+    outside = next(r for r in rels if r["label"] == "exactMatchOf")
+    assert outside["target_identifier"] == case_identifier(f"{BASE_URI}/CFItems/{OUTSIDE}")
+
+
+def _sample_item(api: Api) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """A California standard of the sample with crosswalks and learning components."""
+    for record in _served_items(api, CA_MATH):
+        uuid = record["caseIdentifierUUID"]
+        crosswalks = api.walk(f"/academic-standards/{uuid}/crosswalks")
+        if crosswalks and api.walk(f"/academic-standards/{uuid}/learning-components"):
+            return record, crosswalks
+    raise AssertionError("the sample has no such standard")
+
+
+def test_a_revision_keeps_identity_and_replaces_the_framework(
+    tmp_path: Path, fresh_db: str, serve: Callable[[str], Api]
+) -> None:
+    load([str(SAMPLE)], fresh_db, "1.0.0")
+    api = serve(fresh_db)
+    before = _served_items(api, CA_MATH)
+    kept, crosswalks = _sample_item(api)
+    components = api.walk(f"/academic-standards/{kept['caseIdentifierUUID']}/learning-components")
+    removed = next(r for r in before if r["identifier"] != kept["identifier"])
+    new = _uuid(500)
+    revision = package(
+        [
+            item(1, "NEW.1", "A reworded statement", identifier=kept["caseIdentifierUUID"]),
+            item(2, "NEW.2", "A new standard", identifier=new),
+        ],
+        [
+            assoc(1, "isChildOf", kept["caseIdentifierUUID"], CA_MATH),
+            assoc(2, "isChildOf", new, kept["caseIdentifierUUID"]),
+        ],
+        document={
+            "identifier": CA_MATH,
+            "creator": "California Department of Education",
+            "title": "California Mathematics (revised)",
+        },
+        version="1.0",
+    )
+    summary = load([str(SAMPLE), str(write(tmp_path / "ca.json", revision))], fresh_db, "2.0.0")
+    outcome = summary.case[0]
+    assert outcome.revision_of_export
+    assert (outcome.added, outcome.removed, outcome.changed) == (1, len(before) - 1, 1)
+    after = _served_items(api, CA_MATH)
+    assert [r["caseIdentifierUUID"] for r in after] == [kept["caseIdentifierUUID"], new]
+    record = api.ok(f"/academic-standards/{kept['caseIdentifierUUID']}")
+    assert record["identifier"] == kept["identifier"]  # the export's identity
+    assert record["description"] == "A reworded statement" and record["statementCode"] == "NEW.1"
+    assert record["jurisdiction"] == "California" and record["provider"] == kept["provider"]
+    uuid = kept["caseIdentifierUUID"]
+    assert api.walk(f"/academic-standards/{uuid}/learning-components") == components
+    assert [c["identifier"] for c in api.walk(f"/academic-standards/{uuid}/crosswalks")] == [
+        c["identifier"] for c in crosswalks
+    ]
+    error_of(api.get(f"/academic-standards/{removed['caseIdentifierUUID']}"), 404, "NotFoundError")
+    framework = api.ok("/standards-frameworks", jurisdiction="California")["data"][0]
+    assert framework["name"] == "California Mathematics (revised)"
+    # Searched like any standard.
+    found = api.ok(
+        "/academic-standards/search", query="reworded statement", jurisdiction="California"
+    )
+    assert found and found[0]["caseIdentifierUUID"] == uuid
+
+
+def _content_id(db: str) -> str | None:
+    store = open_store(db)
+    try:
+        info = store.info()
+        return info.content_id if info else None
+    finally:
+        store.close()
+
+
+@pytest.mark.parametrize(
+    ("body", "says"),
+    [
+        (b'{"CFDocument": {"identifier": "', "not valid JSON"),
+        (orjson.dumps({"CFItems": [item(1, "x", "y")]}), "no CFDocument"),
+        (orjson.dumps(package([], [])), "no usable CFItems"),
+        (orjson.dumps(package([{"identifier": "x"}], [])), "no usable CFItems"),
+        (b"<!doctype html><html>login</html>", "HTML page"),
+        (
+            orjson.dumps({"imsx_codeMajor": "failure", "imsx_description": "no such package"}),
+            "no such package",
+        ),
+    ],
+)
+def test_a_broken_package_fails_the_load_and_changes_nothing(
+    tmp_path: Path, fresh_db: str, body: bytes, says: str
+) -> None:
+    load([str(ACT)], fresh_db, "1.0.0")
+    before = _content_id(fresh_db)
+    bad = tmp_path / "bad.json"
+    bad.write_bytes(body)
+    with pytest.raises(LoadError, match=says):
+        load([str(SAMPLE), str(bad)], fresh_db, "2.0.0")
+    assert _content_id(fresh_db) == before
+
+
+def test_packages_alone_onto_served_data_need_replace(tmp_path: Path, fresh_db: str) -> None:
+    load([str(SAMPLE)], fresh_db, "1.0.0")
+    before = _content_id(fresh_db)
+    command = [sys.executable, "-m", "edukg.cli", "load", str(ACT), "--db", fresh_db, "--no-index"]
+    refused = subprocess.run(command, check=False, capture_output=True, text=True, timeout=300)
+    assert refused.returncode != 0
+    assert "--replace" in refused.stdout + refused.stderr
+    assert _content_id(fresh_db) == before
+    done = subprocess.run(
+        [*command, "--replace"], check=False, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "CASE 1.0 framework 'ACT Holistic Framework, Math'" in done.stdout
+    assert _content_id(fresh_db) != before
+
+
+class _Handler(http.server.BaseHTTPRequestHandler):
+    routes: ClassVar[dict[str, tuple[int, str, bytes]]] = {}
+
+    def do_GET(self) -> None:
+        status, kind, body = self.routes.get(self.path, (404, "text/plain", b"no"))
+        self.send_response(status)
+        self.send_header("content-type", kind)
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture
+def case_server() -> Iterator[str]:
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_a_package_by_url_with_the_export(
+    case_server: str, fresh_db: str, serve: Callable[[str], Api]
+) -> None:
+    path = f"/ims/case/v1p0/CFPackages/{ACT_DOC}"
+    error = orjson.dumps(
+        {"imsx_codeMajor": "failure", "imsx_severity": "error", "imsx_description": "unknown"}
+    )
+    _Handler.routes = {
+        path: (200, "application/json", ACT.read_bytes()),
+        "/page": (200, "text/html; charset=utf-8", b"<html></html>"),
+        "/ims/case/v1p0/CFPackages/missing": (404, "application/json", error),
+    }
+    summary = load([str(SAMPLE), case_server + path], fresh_db, "1.0.0")
+    assert summary.case[0].items == 28
+    api = serve(fresh_db)
+    assert len(_served_items(api, ACT_DOC)) == 28
+    assert _served_items(api, CA_MATH)  # the export is served beside it
+    with pytest.raises(LoadError, match="HTML page"):
+        load([str(SAMPLE), case_server + "/page"], fresh_db)
+    with pytest.raises(LoadError, match=r"HTTP 404 \(CASE failure: unknown\)"):
+        load([str(SAMPLE), case_server + "/ims/case/v1p0/CFPackages/missing"], fresh_db)
