@@ -64,6 +64,7 @@ bench: setup
 	$(BIN)/edukg load .bench/export --db .bench/full.db --no-index
 	$(BIN)/python bench/serve.py --db .bench/full.db
 	$(BIN)/python bench/compression.py --db .bench/full.db
+	$(BIN)/python bench/case_package.py --db .bench/full.db
 	$(BIN)/python bench/search_latency.py .bench/export
 	$(BIN)/python bench/search_eval.py
 	$(BIN)/python bench/embed_runtimes.py

@@ -238,7 +238,7 @@ def test_every_association_type_and_the_slips(
     a = api.ok(f"/academic-standards/{STANDARD_A}")
     assert (a["statementCode"], a["name"], a["statementType"]) == ("AL.M.1.1", "Add", "Standard")
     assert a["normalizedStatementType"] == "Standard" and a["gradeLevel"] == ["K", "1"]
-    assert a["caseEducationLevel"] == ["K", "1", "TK"] and a["inLanguage"] == "en-US"
+    assert a["caseEducationLevel"] == ["KG", "01", "TK"] and a["inLanguage"] == "en-US"
     assert a["jurisdiction"] == "Alabama" and a["academicSubject"] == "Mathematics"
     assert a["dateModified"] == "2025-01-02T03:04:05+00:00" and a["hasChildren"] is True
     b = api.ok(f"/academic-standards/{STANDARD_B}")

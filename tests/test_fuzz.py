@@ -23,7 +23,7 @@ from edukg.adapters.rest import OPERATIONS
 from edukg.app.core import EdukgApp
 from edukg.cli import build_demo
 from edukg.store import open_key_store
-from tests.support import ServerThread
+from tests.support import SHARED, ServerThread
 
 EXAMPLES = int(os.environ.get("EDUKG_FUZZ_EXAMPLES", "10"))
 # Not "schema-valid data is accepted": a random string is a schema-valid cursor, course or
@@ -83,5 +83,59 @@ def test_every_operation(
     )
     def run(case: schemathesis.Case[Any]) -> None:
         case.call_and_validate(base_url=server.url, headers={"x-api-key": key}, checks=CHECKS)
+
+    run()
+
+
+# The CASE 1.1 description as published, with the server's URL: the CASE provider.
+CASE_DESCRIPTION = SHARED / "reference" / "case" / "case-v1p1-openapi.json"
+
+
+def _case_schema() -> Any:
+    if not CASE_DESCRIPTION.is_file():
+        return None
+    schema = schemathesis.openapi.from_path(str(CASE_DESCRIPTION))
+    schema.config.generation.update(allow_extra_parameters=False)
+    return schema
+
+
+CASE_SCHEMA = _case_schema()
+CASE_LABELS = (
+    [result.ok().label for result in CASE_SCHEMA.get_all_operations()]
+    if CASE_SCHEMA is not None
+    else []
+)
+
+
+# A sourcedId is any string in the description: no invalid one to make, so only the list
+# (integers, an enum) has negative cases.
+CASE_CASES = [
+    (label, mode)
+    for label in CASE_LABELS
+    for mode in (GenerationMode.POSITIVE, GenerationMode.NEGATIVE)
+    if mode == GenerationMode.POSITIVE or label.endswith("/CFDocuments")
+]
+
+
+@pytest.mark.parametrize(("label", "mode"), CASE_CASES)
+def test_every_case_operation(
+    label: str, mode: GenerationMode, fuzz_target: tuple[ServerThread, str]
+) -> None:
+    server, key = fuzz_target
+    method, path = label.split(" ", 1)
+    operation = CASE_SCHEMA[path][method]
+
+    @given(case=operation.as_strategy(generation_mode=mode))
+    @settings(
+        max_examples=EXAMPLES,
+        deadline=None,
+        suppress_health_check=list(HealthCheck),
+        derandomize=True,
+        database=None,
+    )
+    def run(case: schemathesis.Case[Any]) -> None:
+        case.call_and_validate(
+            base_url=server.url + "/ims/case/v1p1", headers={"x-api-key": key}, checks=CHECKS
+        )
 
     run()

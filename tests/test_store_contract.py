@@ -11,11 +11,13 @@ import pytest
 
 from edukg.cli import build_demo
 from edukg.ingest.demo import demo_case_uuid, demo_framework_case_uuid, demo_lines, demo_node_id
+from edukg.model.case_ids import definition_id
 from edukg.model.embedding import DIMENSIONS
 from edukg.model.vocabulary import COMPONENT, FRAMEWORK, LESSON, STANDARD, grade_mask
 from edukg.store import open_key_store, open_loader, open_store
 from edukg.store.base import (
     ACTIVITIES,
+    CASE_DEFINITIONS,
     CHILDREN,
     CROSSWALK,
     LESSON_META,
@@ -218,3 +220,65 @@ def test_lookup_many_is_lookup_for_each(store: Store) -> None:
     for lesson in lessons:
         assert many[lesson] == store.lookup(LESSON_META, lesson)
     assert store.lookup_many(LESSON_META, []) == {}
+
+
+def _export_edges(store: Store) -> dict[str, dict[str, object]]:
+    lines = (orjson.loads(x) for x in store.export_lines(relationships=True))
+    return {r["identifier"]: r for r in lines}
+
+
+def test_edges_by_identifier_and_of_standards(store: Store) -> None:
+    exported = _export_edges(store)
+    some = sorted(exported)[:5]
+    found = store.edges([*some, "no-such-edge"])
+    assert [e.identifier for e in found] == some
+    for edge in found:
+        line = orjson.loads(edge.line)
+        assert (edge.label, edge.source, edge.target) == (
+            line["label"], line["source_identifier"], line["target_identifier"]
+        )  # fmt: skip
+    framework = store.by_case_uuid(demo_framework_case_uuid("ms-math"), (FRAMEWORK,))
+    assert framework is not None
+    members = walk(store, Members(framework.identifier), 100)
+    nodes = {framework.identifier, *members}
+    of = store.edges_of(sorted(nodes))
+    ends = [e for r in exported.values() for e in (r["source_identifier"], r["target_identifier"])]
+    kinds = {i: f.kind for i, f in store.by_identifiers([str(e) for e in ends]).items()}
+    # Every relationship of these standards to a standard or framework, each once; none to
+    # a learning component or a lesson.
+    expected = {
+        i for i, r in exported.items()
+        if (r["source_identifier"] in nodes or r["target_identifier"] in nodes)
+        and kinds.get(str(r["source_identifier"]), FRAMEWORK) in (STANDARD, FRAMEWORK)
+        and kinds.get(str(r["target_identifier"]), FRAMEWORK) in (STANDARD, FRAMEWORK)
+        and r["label"] != "supports"
+    }  # fmt: skip
+    assert [e.identifier for e in of] == sorted(expected)
+    assert {e.label for e in of} >= {"hasChild"}
+    assert store.edges_of([]) == [] and store.edges([]) == []
+
+
+def test_by_identifiers_is_by_identifier_for_each(store: Store) -> None:
+    framework = store.by_case_uuid(demo_framework_case_uuid("ms-math"), (FRAMEWORK,))
+    assert framework is not None
+    members = walk(store, Members(framework.identifier), 100)[:7]
+    found = store.by_identifiers([framework.identifier, *members, "nothing", members[0]])
+    assert set(found) == {framework.identifier, *members}
+    for identifier, record in found.items():
+        one = store.by_identifier(identifier, record.kind)
+        assert one is not None and bytes(one.doc) == bytes(record.doc)
+
+
+def test_case_definitions_name_the_item_types(store: Store) -> None:
+    types = set()
+    for line in store.export_lines(relationships=False):
+        record = orjson.loads(line)
+        if "StandardsFrameworkItem" in record["labels"]:
+            value = record["properties"].get("statementType")
+            if value:
+                types.add(value)
+    assert types
+    for name in types:
+        row = store.lookup(CASE_DEFINITIONS, definition_id("CFItemTypes", name))
+        assert row is not None and orjson.loads(row) == {"kind": "CFItemTypes", "name": name}
+    assert store.lookup(CASE_DEFINITIONS, definition_id("CFItemTypes", "No such type")) is None

@@ -34,7 +34,7 @@ class Settings:
     Each field has a flag of `edukg serve` and an environment variable (which is how
     `serve` hands them to its worker processes): EDUKG_DB, EDUKG_BASE_PATH,
     EDUKG_READ_DB, EDUKG_REDIS, EDUKG_RATE, EDUKG_BURST, EDUKG_REFRESH, EDUKG_ACCESS_LOG, EDUKG_CACHE_MAX_AGE,
-    EDUKG_RESPONSE_CACHE_MB.
+    EDUKG_RESPONSE_CACHE_MB, EDUKG_PUBLIC_URL, EDUKG_CASE_PUBLIC.
     """
 
     db: str = DEFAULT_DB
@@ -50,6 +50,8 @@ class Settings:
     work_threads: int = 2  # threads for expensive requests (searches, large pages, MCP)
     work_waiting: int = 8  # expensive requests that may wait for them; beyond: 503
     io_threads: int = 4  # threads for requests that wait on PostgreSQL or Redis
+    public_url: str = "http://127.0.0.1:8000"  # where clients reach this server (CASE URIs)
+    case_public: bool = False  # the CASE paths readable without a key
 
     @classmethod
     def from_env(cls) -> Settings:
@@ -69,4 +71,6 @@ class Settings:
             work_threads=int(env.get("EDUKG_WORK_THREADS", 2)),
             work_waiting=int(env.get("EDUKG_WORK_WAITING", 8)),
             io_threads=int(env.get("EDUKG_IO_THREADS", 4)),
+            public_url=env.get("EDUKG_PUBLIC_URL", "http://127.0.0.1:8000").rstrip("/"),
+            case_public=env.get("EDUKG_CASE_PUBLIC", "0") == "1",
         )

@@ -30,14 +30,9 @@ from edukg.adapters.rest import OPERATIONS, Call
 from edukg.adapters.rest.base import Operation
 from edukg.app import caching
 from edukg.app.access import Access
+from edukg.app.case_mount import CASE_PATH, CaseEndpoint
 from edukg.app.ratelimit import Limiter, MemoryLimiter, RedisLimiter
-from edukg.app.requests import (
-    MCP_COST,
-    check_sizes,
-    error_answer,
-    query_of,
-    request_cost,
-)
+from edukg.app.requests import MCP_COST, check_sizes, error_answer, query_of, request_cost
 from edukg.app.responses import ResponseCache
 from edukg.app.routing import Found, Router
 from edukg.app.workpool import RETRY_AFTER, Busy, WorkPool
@@ -220,6 +215,7 @@ class EdukgApp:
         router.fixed("/docs/", docs_page)
         router.prefix(EXPLORER_PATH, lambda scope: self.explorer.respond(scope["path"]))
         router.mount(MCP_PATH, self._mcp)
+        router.mount(CASE_PATH, CaseEndpoint(self, self._log), subtree=True)
         return router
 
     def _respond(

@@ -50,6 +50,7 @@ class Router:
         self._fixed: dict[str, Handler] = {}
         self._prefixes: list[tuple[str, Handler]] = []
         self._mounts: dict[str, Mount] = {}
+        self._mount_prefixes: list[tuple[str, Mount]] = []
         self.documented: dict[str, dict[str, Any]] = {}  # path -> its OpenAPI path item
         for op in operations:
             if "{" not in op.path:
@@ -71,9 +72,13 @@ class Router:
         """Answer `path` and everything under it with `handler`."""
         self._prefixes.append((path, handler))
 
-    def mount(self, path: str, app: Mount) -> None:
-        """Hand requests for `path` to an ASGI application."""
-        self._mounts[path] = app
+    def mount(self, path: str, app: Mount, subtree: bool = False) -> None:
+        """Hand requests for `path` (and with `subtree`, every path under it) to an ASGI
+        application."""
+        if subtree:
+            self._mount_prefixes.append((path, app))
+        else:
+            self._mounts[path] = app
 
     def under_base(self, path: str) -> bool:
         """Whether `path` lies under the API's base path."""
@@ -84,6 +89,9 @@ class Router:
         mount = self._mounts.get(path)
         if mount is not None:
             return Found(mount=mount)
+        for prefix, mounted in self._mount_prefixes:
+            if path.startswith(prefix + "/"):
+                return Found(mount=mounted)
         if self.under_base(path):
             matched = self.match(path)
             if matched is None:

@@ -152,6 +152,14 @@ def _server_options(cmd: argparse.ArgumentParser) -> argparse.ArgumentParser:
         help="open connections per worker; idle ones are closed first (default 1000)",
     )  # fmt: skip
     cmd.add_argument(
+        "--public-url", default=os.environ.get("EDUKG_PUBLIC_URL"),
+        help="the URL clients reach this server at, for CASE URIs (default http://HOST:PORT)",
+    )  # fmt: skip
+    cmd.add_argument(
+        "--case-public", action="store_true",
+        help="serve the CASE paths (/ims/case/...) without a key, as most CASE providers do",
+    )  # fmt: skip
+    cmd.add_argument(
         "--refresh", type=float, default=None,
         help="PostgreSQL: seconds between looks for a newly loaded version (default 1)",
     )  # fmt: skip

@@ -58,6 +58,9 @@ def _serve(args: argparse.Namespace, workers: int, sock: socket.socket | None = 
             "use --redis for limits shared by every process and host"
         )
     os.environ.setdefault("EDUKG_ACCESS_LOG", "0" if args.no_access_log else "1")
+    # CASE URIs name this server as its clients reach it, never by a request's Host header.
+    os.environ["EDUKG_PUBLIC_URL"] = args.public_url or f"http://{args.host}:{args.port}"
+    os.environ["EDUKG_CASE_PUBLIC"] = "1" if args.case_public else "0"
     server.run(
         server.config(
             "edukg.app.core:create_app",

@@ -9,15 +9,15 @@ Knowledge Graph's.
 from __future__ import annotations
 
 import re
-import uuid
 from datetime import UTC, datetime
 from typing import Any
 
 from edukg.ingest.case_package import Package
+from edukg.model.case_ids import case_identifier
 from edukg.model.contract import ACADEMIC_SUBJECTS, ADOPTION_STATUSES, JURISDICTIONS
 
-# The namespace of edukg's identifiers for imported CASE objects: uuid5(NAMESPACE, uri).
-NAMESPACE = uuid.UUID("6f1c2a4e-3b7d-5e8f-9a0b-1c2d3e4f5a6b")
+__all__ = ["case_identifier"]  # re-exported: the identity rule belongs to the mapping
+
 # The extension key under which a crosswalk's figures travel on an isRelatedTo association.
 CROSSWALK_EXTENSION = "edukgCrosswalk"
 CROSSWALK_FIGURES = ("jaccard", "stateLCCount", "ccssLCCount", "sharedLCCount")
@@ -89,11 +89,6 @@ _ADOPTION = {s.lower(): s for s in ADOPTION_STATUSES} | {
 }
 
 
-def case_identifier(uri: str) -> str:
-    """The identifier of an imported CASE object that no export node claims."""
-    return str(uuid.uuid5(NAMESPACE, uri))
-
-
 def jurisdiction_of(document: dict[str, Any]) -> str | None:
     """The longest whole-word state in the creator, then the publisher, then the title;
     'Common Core' anywhere is Multi-State; else None."""
@@ -151,6 +146,15 @@ def grades(education_level: Any) -> tuple[list[str], list[str]]:
         elif grade not in kept:
             kept.append(grade)
     return kept, other
+
+
+def _as_given(education_level: Any) -> list[str] | None:
+    """The educationLevel as the package wrote it (`gradeLevel` holds the API's values),
+    for the trip back out."""
+    if education_level is None:
+        return None
+    values = education_level if isinstance(education_level, list) else [education_level]
+    return [str(v).strip() for v in values if v is not None]
 
 
 def language(value: Any) -> str | None:
@@ -214,7 +218,7 @@ _INHERITED = ("jurisdiction", "academicSubject", "author", "provider", "license"
 
 def item_properties(item: dict[str, Any], framework: dict[str, Any]) -> dict[str, Any]:
     """A StandardsFrameworkItem's properties from a CFItem and its framework's."""
-    kept, other = grades(item.get("educationLevel"))
+    kept, _ = grades(item.get("educationLevel"))
     props: dict[str, Any] = {k: framework.get(k) for k in _INHERITED}
     props.update(
         {
@@ -230,7 +234,7 @@ def item_properties(item: dict[str, Any], framework: dict[str, Any]) -> dict[str
             "dateModified": item.get("lastChangeDateTime"),
             "notes": item.get("notes"),
             "attributionStatement": framework.get("attributionStatement"),
-            "caseEducationLevel": (kept + other) if other else None,
+            "caseEducationLevel": _as_given(item.get("educationLevel")),
             "caseListEnumeration": item.get("listEnumeration"),
             "caseAlternativeLabel": item.get("alternativeLabel"),
             "caseLanguage": item.get("language"),
@@ -256,6 +260,8 @@ def relationship(assoc: dict[str, Any], source: str, target: str) -> dict[str, A
             label = "hasStandardAlignment"
             props |= {k: figures.get(k) for k in CROSSWALK_FIGURES if figures.get(k) is not None}
     for key, name in (
+        ("originNodeURI", "caseOrigin"),  # the ends as CASE named them, for the trip back
+        ("destinationNodeURI", "caseDestination"),
         ("uri", "caseIdentifierURI"),
         ("sequenceNumber", "sequenceNumber"),
         ("lastChangeDateTime", "dateModified"),

@@ -14,8 +14,9 @@ import orjson
 
 from edukg.ingest import curriculum
 from edukg.ingest.normalize import typed
+from edukg.model.case_ids import definition_id
 from edukg.model.records import with_children, with_encoded
-from edukg.store.base import CROSSWALK, DocOut, OutRow
+from edukg.store.base import CASE_DEFINITIONS, CROSSWALK, DocOut, OutRow
 
 
 def crosswalk_rows(rows: Iterable[tuple[Any, ...]]) -> Iterator[OutRow]:
@@ -57,12 +58,21 @@ def curriculum_rows(
     return derived.docs, derived.rows
 
 
+def case_definitions(names: Iterable[tuple[str, str | None]]) -> Iterator[OutRow]:
+    """A row per CASE definition (item type, subject, license) by its identifier."""
+    for kind, name in names:
+        if isinstance(name, str) and name.strip():
+            doc = orjson.dumps({"kind": kind, "name": name})
+            yield CASE_DEFINITIONS, definition_id(kind, name), "", kind, None, doc
+
+
 class Rules:
     """The `store.base.Derivations` that every loader is given."""
 
     crosswalk_rows = staticmethod(crosswalk_rows)
     curriculum = staticmethod(curriculum_rows)
     with_children = staticmethod(with_children)
+    case_definitions = staticmethod(case_definitions)
 
 
 RULES = Rules()

@@ -43,6 +43,12 @@ CHILDREN, PREREQUISITES, BUILDS_TOWARDS, RELATED, COMPONENTS = (
     "lc",
 )
 PARENTS = "parent"
+# A standard's or framework's relationships to other standards (CASE associations): links
+# from each end to the relationship's identifier. Not learning components, not curriculum.
+CASE_EDGES = "case-edges"
+# The definitions CASE packages name (item types, subjects, licenses): rows keyed by the
+# definition's identifier, label = its kind (CFItemTypes...), doc = its name as JSON.
+CASE_DEFINITIONS = "case-definitions"
 
 
 @dataclass(frozen=True)
@@ -153,6 +159,17 @@ class Found:
     doc: bytes
 
 
+@dataclass(frozen=True)
+class Edge:
+    """A stored relationship, with the line it was read from."""
+
+    identifier: str
+    label: str
+    source: str
+    target: str
+    line: bytes
+
+
 class Store(Protocol):
     """Read-only access to one loaded version of the graph."""
 
@@ -168,6 +185,9 @@ class Store(Protocol):
 
     def by_case_uuid(self, case_uuid: str, kinds: tuple[str, ...]) -> Found | None:
         """One record by its CASE UUID, among the given kinds."""
+
+    def by_identifiers(self, identifiers: Sequence[str]) -> dict[str, Found]:
+        """The records (of any kind) of those identifiers that have one."""
 
     def page(self, query: Query, after: str | None, limit: int) -> list[Row]:
         """Up to `limit` rows of `query` with identifier > `after`, ascending."""
@@ -189,6 +209,12 @@ class Store(Protocol):
 
     def export_lines(self, relationships: bool) -> Iterator[bytes]:
         """The loaded export's node (or relationship) lines as they were read."""
+
+    def edges(self, identifiers: Sequence[str]) -> list[Edge]:
+        """The relationships with these identifiers (those that exist), by identifier."""
+
+    def edges_of(self, nodes: Sequence[str]) -> list[Edge]:
+        """The CASE_EDGES of these nodes, each once, by identifier."""
 
     def close(self) -> None:
         """Release connections."""
@@ -301,6 +327,9 @@ class Derivations(Protocol):
 
     def with_children(self, doc: bytes) -> bytes:
         """A standard's or skill's record, saying it has children."""
+
+    def case_definitions(self, names: Iterable[tuple[str, str | None]]) -> Iterator[OutRow]:
+        """CASE_DEFINITIONS rows from (definition kind, name) pairs (`build_sql.CASE_NAMES`)."""
 
 
 class Loader(Protocol):

@@ -27,6 +27,28 @@ LINKS = (
     (COMPONENTS, "supports", "target", "source"),
 )
 
+# CASE_EDGES: from each standard or framework end to the edge, when the other end is a
+# standard, a framework or not a served record (an end outside the data). Parameter: the
+# relation's name.
+CASE_EDGES = tuple(
+    "INSERT OR IGNORE INTO links SELECT ?, n.identifier, e.identifier FROM edges e"
+    f" JOIN nodes n ON n.identifier = e.{end} AND n.kind IN ('standard', 'framework')"
+    f" LEFT JOIN nodes o ON o.identifier = e.{other}"
+    " WHERE o.kind IS NULL OR o.kind IN ('standard', 'framework') ORDER BY 2, 3"
+    for end, other in (("source", "target"), ("target", "source"))
+)
+
+# The names CASE definitions are made of: (kind, name) pairs; a framework's subjects are
+# those its CASE package named, else its academic subject.
+CASE_NAMES = (
+    "SELECT DISTINCT 'CFItemTypes', json_extract(CAST(doc AS TEXT), '$.statementType')"
+    " FROM docs WHERE kind = 'standard'"
+    " UNION SELECT DISTINCT 'CFSubjects', coalesce(j.value, d.subject) FROM docs d"
+    " LEFT JOIN json_each(CAST(d.doc AS TEXT), '$.caseSubject') j WHERE d.kind = 'framework'"
+    " UNION SELECT DISTINCT 'CFLicenses', json_extract(CAST(doc AS TEXT), '$.license')"
+    " FROM docs WHERE kind = 'framework'"
+)
+
 # Items of a framework: standards of a standards framework, skills of a skills framework,
 # reachable through hasChild. Parameters: the children relation, twice; it reads the
 # build's narrow copy of the records (temp.items).

@@ -28,8 +28,10 @@ from edukg.model.embedding import DIMENSIONS
 from edukg.model.lru import ByteLru
 from edukg.store import pg_wire, shared
 from edukg.store.base import (
+    CASE_EDGES,
     Candidates,
     DataInfo,
+    Edge,
     Found,
     Query,
     Row,
@@ -225,6 +227,39 @@ class PostgresStore(Connections):
         ready = bool(self._query("SELECT 1 FROM {p}meta WHERE key = 'vectors'", ()))
         self._semantic = (schema, now) if ready else ("", now)
         return ready
+
+    def by_identifiers(self, identifiers: Sequence[str]) -> dict[str, Found]:
+        """Records by identifier, in one query."""
+        if not identifiers:
+            return {}
+        rows = self._query(
+            "SELECT identifier, kind, doc FROM {p}docs WHERE identifier = ANY(%s)",
+            (list(dict.fromkeys(identifiers)),),
+        )
+        return {i: Found(i, kind, bytes(doc)) for i, kind, doc in rows}
+
+    def edges(self, identifiers: Sequence[str]) -> list[Edge]:
+        """Relationships by identifier, in one query."""
+        if not identifiers:
+            return []
+        rows = self._query(
+            "SELECT identifier, label, source, target, line FROM {p}edges"
+            " WHERE identifier = ANY(%s) ORDER BY identifier",
+            (list(dict.fromkeys(identifiers)),),
+        )
+        return [Edge(i, label, s, t, bytes(line)) for i, label, s, t, line in rows]
+
+    def edges_of(self, nodes: Sequence[str]) -> list[Edge]:
+        """The CASE_EDGES of these nodes, through their links, in one query."""
+        if not nodes:
+            return []
+        rows = self._query(
+            "SELECT e.identifier, e.label, e.source, e.target, e.line FROM {p}edges e"
+            " WHERE e.identifier IN (SELECT other FROM {p}links WHERE relation = %s"
+            " AND node = ANY(%s)) ORDER BY e.identifier",
+            (CASE_EDGES, list(dict.fromkeys(nodes))),
+        )
+        return [Edge(i, label, s, t, bytes(line)) for i, label, s, t, line in rows]
 
     def export_lines(self, relationships: bool) -> Iterator[bytes]:
         """Stored lines, ordered by identifier, streamed through a server-side cursor."""

@@ -15,8 +15,10 @@ import orjson
 
 from edukg.model.embedding import ROW_BYTES
 from edukg.store.base import (
+    CASE_EDGES,
     Candidates,
     DataInfo,
+    Edge,
     Found,
     Principal,
     Query,
@@ -158,6 +160,18 @@ class SqliteStore:
         ).fetchone()
         return Found(*row) if row else None
 
+    def by_identifiers(self, identifiers: Sequence[str]) -> dict[str, Found]:
+        """Records by identifier, a few hundred per statement."""
+        conn = self._connection()
+        found: dict[str, Found] = {}
+        unique = list(dict.fromkeys(identifiers))
+        for start in range(0, len(unique) if conn else 0, _MANY):
+            chunk = unique[start : start + _MANY]
+            marks = ",".join("?" * len(chunk))
+            sql = f"SELECT identifier, kind, doc FROM docs WHERE identifier IN ({marks})"
+            found.update((row[0], Found(*row)) for row in conn.execute(sql, chunk))  # type: ignore[union-attr]
+        return found
+
     def page(self, query: Query, after: str | None, limit: int) -> list[Row]:
         """Up to `limit` rows of `query` after the identifier `after`."""
         conn = self._connection()
@@ -274,6 +288,34 @@ class SqliteStore:
             fd = f.fileno()
             for pos, length in conn.execute(f"SELECT pos, len FROM {table} ORDER BY identifier"):
                 yield os.pread(fd, length, pos)
+
+    def edges(self, identifiers: Sequence[str]) -> list[Edge]:
+        """Relationships by identifier, their lines read from the lines file."""
+        return self._edges("e.identifier IN ({marks})", identifiers)
+
+    def edges_of(self, nodes: Sequence[str]) -> list[Edge]:
+        """The CASE_EDGES of these nodes, through their links."""
+        return self._edges(
+            "e.identifier IN (SELECT other FROM links WHERE relation = ? AND node IN ({marks}))",
+            nodes,
+            (CASE_EDGES,),
+        )
+
+    def _edges(self, where: str, keys: Sequence[str], head: tuple[str, ...] = ()) -> list[Edge]:
+        conn = self._connection()
+        if conn is None or not keys:
+            return []
+        (name,) = conn.execute("SELECT value FROM meta WHERE key = 'lines'").fetchone()
+        unique = list(dict.fromkeys(keys))
+        found: dict[str, Edge] = {}
+        with open(os.path.join(os.path.dirname(os.path.abspath(self._path)), name), "rb") as f:
+            for start in range(0, len(unique), _MANY):
+                chunk = unique[start : start + _MANY]
+                sql = "SELECT e.identifier, e.label, e.source, e.target, e.pos, e.len FROM edges e"
+                sql += " WHERE " + where.format(marks=",".join("?" * len(chunk)))
+                for i, label, source, target, pos, length in conn.execute(sql, (*head, *chunk)):
+                    found[i] = Edge(i, label, source, target, os.pread(f.fileno(), length, pos))
+        return [found[i] for i in sorted(found)]
 
     def close(self) -> None:
         """Let the connection go (it closes once no request is reading it)."""

@@ -21,7 +21,7 @@ from edukg.model.vocabulary import (
     SKILLS_FRAMEWORK,
 )
 from edukg.store import build_sql, shared
-from edukg.store.base import CHILDREN, Derivations, OutRow
+from edukg.store.base import CASE_EDGES, CHILDREN, Derivations, OutRow
 from edukg.store.sqlite_vectors import content_of, remove_unused
 
 _BUILD_MARK = ".building-"
@@ -172,6 +172,9 @@ class SqliteLoader:
             (CHILDREN, CHILDREN),
         )
         self._add_rows(rules.crosswalk_rows(c.execute(build_sql.CROSSWALK_SOURCE)))
+        for statement in build_sql.CASE_EDGES:
+            c.execute(statement, (CASE_EDGES,))
+        self._add_rows(rules.case_definitions(c.execute(build_sql.CASE_NAMES).fetchall()))
         docs, rows = rules.curriculum(*self._curriculum_inputs())
         c.executemany(
             "INSERT OR REPLACE INTO docs (identifier, kind, doc, code, text) VALUES (?, ?, ?, ?, ?)",

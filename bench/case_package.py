@@ -1,0 +1,95 @@
+"""CFPackages on the largest framework: time to first byte, total time, worker memory.
+
+    python bench/case_package.py [--export DIR] [--db FILE] [--rounds 5]
+
+Loads the export (the full-scale generated one by default) unless the database exists,
+finds the framework with the most items, serves it with one worker (CASE paths public,
+response cache off) and fetches `/ims/case/v1p1/CFPackages/{id}` `--rounds` times,
+streaming the body. Prints medians and the worker's peak resident memory (VmHWM) before
+and after. Linux only (reads /proc).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sqlite3
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench"))
+
+from serve import free_port, wait_port  # noqa: E402
+
+
+def _peak_kib(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1])
+    return 0
+
+
+def _largest(db: str) -> tuple[str, int]:
+    conn = sqlite3.connect(db)
+    try:
+        framework, count = conn.execute(
+            "SELECT framework, count(*) FROM membership GROUP BY framework ORDER BY 2 DESC LIMIT 1"
+        ).fetchone()
+        (case_uuid,) = conn.execute(
+            "SELECT case_uuid FROM docs WHERE identifier = ?", (framework,)
+        ).fetchone()
+        return str(case_uuid), int(count)
+    finally:
+        conn.close()
+
+
+def _fetch(url: str) -> tuple[float, float, int]:
+    started = time.perf_counter()
+    first = None
+    size = 0
+    with httpx.stream("GET", url, timeout=300) as response:
+        response.raise_for_status()
+        for chunk in response.iter_raw():
+            if first is None:
+                first = time.perf_counter() - started
+            size += len(chunk)
+    return first or 0.0, time.perf_counter() - started, size
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--export", default=str(ROOT / ".bench" / "export"))
+    parser.add_argument("--db", default=str(ROOT / ".bench" / "case.db"))
+    parser.add_argument("--rounds", type=int, default=5)
+    args = parser.parse_args()
+    edukg = [sys.executable, "-m", "edukg.cli"]
+    if not Path(args.db).exists():
+        subprocess.run([*edukg, "load", args.export, "--db", args.db, "--no-index"], check=True)
+    case_uuid, items = _largest(args.db)
+    port = free_port()
+    options = ["--port", str(port), "--case-public", "--no-access-log", "--response-cache-mb", "0"]
+    server = subprocess.Popen([*edukg, "serve", "--db", args.db, *options])
+    try:
+        wait_port(port)
+        before = _peak_kib(server.pid)
+        url = f"http://127.0.0.1:{port}/ims/case/v1p1/CFPackages/{case_uuid}"
+        runs = [_fetch(url) for _ in range(args.rounds)]
+        after = _peak_kib(server.pid)
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    first = statistics.median(r[0] for r in runs)
+    total = statistics.median(r[1] for r in runs)
+    print(f"largest framework {case_uuid}: {items:,} items, package {runs[0][2] / 1e6:.1f} MB")
+    print(f"time to first byte, median of {args.rounds}: {first * 1000:.0f} ms")
+    print(f"total, median of {args.rounds}: {total * 1000:.0f} ms")
+    print(f"worker peak RSS: {before / 1024:.0f} MiB before, {after / 1024:.0f} MiB after")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,143 @@
+"""The CASE provider's HTTP side: `/ims/case/v1p1/...` and `/ims/case/v1p0/...`.
+
+Same keys (x-api-key or Bearer; none with `--case-public`), rate limits, ETags and 304 as
+the REST API; packages count as expensive work (the bounded pool); errors are
+`imsx_StatusInfo` bodies. Bodies go out in pieces, as the provider built them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from edukg.adapters.case.errors import CaseError, status_info
+from edukg.adapters.case.objects import Place
+from edukg.adapters.case.provider import COLLECTIONS, EXPENSIVE, CaseRequest, answer
+from edukg.app import caching
+from edukg.app.requests import SEARCH_COST, check_sizes, query_of
+from edukg.app.workpool import Busy, WorkPool
+from edukg.model.errors import (
+    ApiError,
+    AuthenticationError,
+    RateLimitError,
+    ServiceUnavailableError,
+)
+from edukg.services import graph as service
+from edukg.store.base import StoreUnavailable
+
+CASE_PATH = "/ims/case"
+VERSIONS = ("v1p1", "v1p0")
+_CHUNK = 1 << 18  # bytes per body message
+Scope = dict[str, Any]
+Headers = list[tuple[bytes, bytes]]
+Send = Callable[[dict[str, Any]], Awaitable[None]]
+Log = Callable[[Scope, str, list[str], int, float], None]
+
+
+def _request(path: str) -> tuple[str, CaseRequest]:
+    """(version, request) for a CASE path, or a 404 CaseError."""
+    parts = path[len(CASE_PATH) :].strip("/").split("/")
+    if len(parts) not in (2, 3) or parts[0] not in VERSIONS or parts[1] not in COLLECTIONS:
+        raise CaseError(404, "unknownobject", f"Nothing at {path[:200]}.")
+    if len(parts) == 2 and parts[1] != "CFDocuments":
+        raise CaseError(404, "unknownobject", f"{parts[1]} are read one at a time: add the id.")
+    return parts[0], CaseRequest(parts[1], parts[2] if len(parts) == 3 else None, {})
+
+
+class CaseEndpoint:
+    """Answers the CASE paths for one app (its store, keys, limits and pools)."""
+
+    def __init__(self, app: Any, log: Log) -> None:
+        self.app = app
+        self._log = log
+
+    async def __call__(
+        self,
+        scope: Scope,
+        _receive: Any,
+        send: Send,
+        request: tuple[str, float, Headers, list[str]],
+    ) -> None:
+        request_id, started, extra, who = request
+        version = "v1p1" if "/v1p0/" not in scope["path"] else "v1p0"
+        try:
+            status, pieces, headers = await self._answer(scope, extra, who)
+        except CaseError as exc:
+            status, pieces, headers = (
+                exc.status,
+                [status_info(exc.minor, exc.description, version)],
+                [_JSON],
+            )
+        headers = [*headers, *extra, (b"x-request-id", request_id.encode()),
+                   (b"content-length", str(sum(map(len, pieces))).encode())]  # fmt: skip
+        self._log(scope, request_id, who, status, started)
+        await send({"type": "http.response.start", "status": status, "headers": headers})
+        if scope["method"] == "HEAD" or status == 304:
+            pieces = []
+        body = b""
+        for piece in pieces:  # a few large messages rather than thousands of small ones
+            body += piece
+            if len(body) >= _CHUNK:
+                await send({"type": "http.response.body", "body": body, "more_body": True})
+                body = b""
+        await send({"type": "http.response.body", "body": body})
+
+    async def _answer(
+        self, scope: Scope, extra: Headers, who: list[str]
+    ) -> tuple[int, list[bytes], Headers]:
+        app = self.app
+        try:
+            check_sizes(scope)
+            version, request = _request(scope["path"])
+            if scope["method"] not in ("GET", "HEAD"):
+                extra.append((b"allow", b"GET, HEAD"))
+                raise CaseError(405, "forbidden", f"{scope['method']} is not allowed: read-only.")
+            request = CaseRequest(request.collection, request.sourced_id, query_of(scope))
+            cost = SEARCH_COST if request.collection in EXPENSIVE else 1
+            info = await self._run(app.io, lambda: self._admit(scope, extra, who, cost))
+            place = Place(app.settings.public_url, version, info.loaded_at)
+            values = {"id": request.sourced_id, "query": request.query}
+            tag = caching.etag(info.content_id, f"case:{version}:{request.collection}", values, b"")
+            headers = [_JSON, (b"etag", tag), (b"x-data-version", info.data_version.encode()),
+                       (b"cache-control", app._cache_control)]  # fmt: skip
+            condition = caching.if_none_match(scope)
+            if condition is not None and caching.matches(condition, tag):
+                return 304, [], [h for h in headers if h[0] != b"content-type"]
+            pool = app.work if request.collection in EXPENSIVE else app.io
+            pieces = await self._run(pool, lambda: answer(app.store, place, request))
+            return 200, pieces, headers
+        except CaseError:
+            raise
+        except Busy as exc:
+            extra.append((b"retry-after", b"1"))
+            raise CaseError(429, "server_busy", exc.message) from None
+        except RateLimitError as exc:
+            raise CaseError(429, "server_busy", exc.message) from None
+        except AuthenticationError as exc:
+            raise CaseError(401, "unauthorised_request", exc.message) from None
+        except (ServiceUnavailableError, StoreUnavailable) as exc:
+            raise CaseError(503, "server_busy", str(exc)) from None
+        except ApiError as exc:
+            raise CaseError(
+                exc.status,
+                "unknownobject" if exc.status == 404 else "invalid_selection_field",
+                exc.message,
+            ) from None
+
+    def _admit(self, scope: Scope, extra: Headers, who: list[str], cost: int) -> Any:
+        """The key (unless the CASE paths are public) and its rate limit; the data's info."""
+        access = self.app.access
+        if not self.app.settings.case_public:
+            principal = access.authenticate(scope, bearer=True)
+            who.append(principal.name)
+            access.limit(principal, extra, cost)
+            access.confirm()
+        return service.loaded(self.app.store)
+
+    @staticmethod
+    async def _run(pool: WorkPool | None, work: Callable[[], Any]) -> Any:
+        """Inline on SQLite (microseconds); off the event loop when a pool is given."""
+        return work() if pool is None else await pool.run(work)
+
+
+_JSON = (b"content-type", b"application/json")
