@@ -261,3 +261,18 @@ def test_a_knowledge_graph_framework_round_trips(
     for child, parent in sorted(parents)[:200]:
         below = copy.walk(f"/academic-standards/{parent}/children")
         assert child in {b["caseIdentifierUUID"] for b in below}
+
+
+def test_a_spent_rate_limit_is_server_busy(fresh_db: str, serve: Callable[[str], Api]) -> None:
+    load([str(ACT)], fresh_db)
+    api = serve(fresh_db)
+    keys = open_key_store(fresh_db)
+    limited = keys.create("case-limited", rate=0.01, burst=1)
+    keys.close()
+    path = f"/ims/case/v1p1/CFDocuments/{ACT_DOC}"
+    first = api.http.get(path, headers={"x-api-key": limited})
+    assert first.status_code == 200 and first.headers["ratelimit-remaining"] == "0"
+    spent = api.http.get(path, headers={"x-api-key": limited})
+    assert spent.status_code == 429 and "retry-after" in spent.headers
+    conforms("v1p1", "imsx_StatusInfo", spent.json())
+    assert _minor(spent.json()) == "server_busy"

@@ -20,6 +20,7 @@ from edukg.store.base import (
 INDEXES = """
 CREATE INDEX docs_by_case ON docs (case_uuid, kind);
 CREATE INDEX docs_by_kind ON docs (kind, subject, identifier);
+CREATE INDEX docs_of_kind ON docs (kind, identifier);
 CREATE INDEX docs_by_code ON docs (kind, code);
 CREATE INDEX docs_by_alt_code ON docs (kind, alt_code)
 """
