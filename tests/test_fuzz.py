@@ -65,13 +65,10 @@ def fuzz_target(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Serv
     server.stop()
 
 
-@pytest.mark.parametrize(("label", "mode"), CASES)
-def test_every_operation(
-    label: str, mode: GenerationMode, fuzz_target: tuple[ServerThread, str]
-) -> None:
-    server, key = fuzz_target
+def _fuzz(schema: Any, label: str, mode: GenerationMode, base_url: str, key: str) -> None:
+    """Run one operation's generated cases against the server and check each answer."""
     method, path = label.split(" ", 1)
-    operation = SCHEMA[path][method]
+    operation = schema[path][method]
 
     @given(case=operation.as_strategy(generation_mode=mode))
     @settings(
@@ -82,9 +79,17 @@ def test_every_operation(
         database=None,
     )
     def run(case: schemathesis.Case[Any]) -> None:
-        case.call_and_validate(base_url=server.url, headers={"x-api-key": key}, checks=CHECKS)
+        case.call_and_validate(base_url=base_url, headers={"x-api-key": key}, checks=CHECKS)
 
     run()
+
+
+@pytest.mark.parametrize(("label", "mode"), CASES)
+def test_every_operation(
+    label: str, mode: GenerationMode, fuzz_target: tuple[ServerThread, str]
+) -> None:
+    server, key = fuzz_target
+    _fuzz(SCHEMA, label, mode, server.url, key)
 
 
 # The CASE 1.1 description as published, with the server's URL: the CASE provider.
@@ -122,20 +127,4 @@ def test_every_case_operation(
     label: str, mode: GenerationMode, fuzz_target: tuple[ServerThread, str]
 ) -> None:
     server, key = fuzz_target
-    method, path = label.split(" ", 1)
-    operation = CASE_SCHEMA[path][method]
-
-    @given(case=operation.as_strategy(generation_mode=mode))
-    @settings(
-        max_examples=EXAMPLES,
-        deadline=None,
-        suppress_health_check=list(HealthCheck),
-        derandomize=True,
-        database=None,
-    )
-    def run(case: schemathesis.Case[Any]) -> None:
-        case.call_and_validate(
-            base_url=server.url + "/ims/case/v1p1", headers={"x-api-key": key}, checks=CHECKS
-        )
-
-    run()
+    _fuzz(CASE_SCHEMA, label, mode, server.url + "/ims/case/v1p1", key)

@@ -67,11 +67,15 @@ def _documents(store: Store, place: Place, query: dict[str, list[str]]) -> bytes
     return orjson.dumps({"CFDocuments": wanted.apply(docs)})
 
 
-def _framework(store: Store, sourced_id: str) -> Found:
-    found = store.by_case_uuid(sourced_id, (FRAMEWORK,))
+def _by_case(store: Store, sourced_id: str, kind: str, what: str) -> Found:
+    found = store.by_case_uuid(sourced_id, (kind,))
     if found is None:
-        raise _not_found("CFDocument", sourced_id)
+        raise _not_found(what, sourced_id)
     return found
+
+
+def _framework(store: Store, sourced_id: str) -> Found:
+    return _by_case(store, sourced_id, FRAMEWORK, "CFDocument")
 
 
 def _document(store: Store, place: Place, sourced_id: str) -> list[bytes]:
@@ -92,10 +96,7 @@ def _document_link(store: Store, place: Place, case_uuid: str) -> dict[str, str]
 
 
 def _standard(store: Store, sourced_id: str) -> Found:
-    found = store.by_case_uuid(sourced_id, (STANDARD,))
-    if found is None:
-        raise _not_found("CFItem", sourced_id)
-    return found
+    return _by_case(store, sourced_id, STANDARD, "CFItem")
 
 
 def _item(store: Store, place: Place, sourced_id: str) -> list[bytes]:
