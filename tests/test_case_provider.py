@@ -146,6 +146,8 @@ def test_errors_are_status_info(provider: Callable[..., tuple[httpx.Client, str]
         (f"{v1}/CFDocuments", {"fields": "title,colour"}, 400, "invalid_selection_field"),
         (f"{v1}/CFDocuments", {"filter": "colour='x'"}, 400, "invalid_selection_field"),
         (f"{v1}/CFDocuments", {"limit": "0"}, 400, "invalid_selection_field"),
+        (f"{v1}/CFDocuments", {"orderBy": ""}, 400, "invalid_sort_field"),
+        (f"{v1}/CFDocuments", {"offset": "1000"}, 404, "unknownobject"),
         (f"{v1}/Nothing/x", {}, 404, "unknownobject"),
     ]
     for path, params, status, minor in cases:

@@ -78,7 +78,8 @@ def listing(query: dict[str, list[str]]) -> Listing:
     sort = _one(query, "sort")
     if sort is not None and sort not in DOCUMENT_FIELDS:
         raise CaseError(400, "invalid_sort_field", f"cannot sort by {sort[:60]!r}")
-    order = _one(query, "orderBy") or "asc"
+    order = _one(query, "orderBy")
+    order = "asc" if order is None else order  # given empty is not absent: a 400
     if order not in ("asc", "desc"):
         raise CaseError(400, "invalid_sort_field", "orderBy is asc or desc")
     fields: list[str] = []

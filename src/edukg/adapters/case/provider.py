@@ -64,7 +64,10 @@ def _documents(store: Store, place: Place, query: dict[str, list[str]]) -> bytes
         if len(page.rows) <= _PAGE:
             break
         after = rows[-1][0]
-    return orjson.dumps({"CFDocuments": wanted.apply(docs)})
+    chosen = wanted.apply(docs)
+    if not chosen:  # a CFDocumentSet holds at least one: nothing is unknownobject
+        raise CaseError(404, "unknownobject", "No CFDocument matches the request.")
+    return orjson.dumps({"CFDocuments": chosen})
 
 
 def _by_case(store: Store, sourced_id: str, kind: str, what: str) -> Found:
@@ -136,6 +139,8 @@ def _item_associations(store: Store, place: Place, sourced_id: str) -> list[byte
     record = _record(found)
     link = _document_link(store, place, sourced_id) or objects.node_link(record, place)
     pieces = _associations(store, place, {found.identifier: record}, None)
+    if not pieces:  # a CFAssociationSet holds at least one
+        raise _not_found("CFAssociation of the CFItem", sourced_id)
     head = b'{"CFItem":' + orjson.dumps(objects.item(record, place, link)) + b',"CFAssociations":['
     return [head, *_joined(pieces), b"]}"]
 
