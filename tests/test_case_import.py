@@ -16,13 +16,13 @@ import pytest
 
 from edukg.ingest.builder import load
 from edukg.ingest.case_map import (
-    case_identifier,
     grades,
     jurisdiction_of,
     statement_type,
     subject_of,
 )
 from edukg.ingest.errors import LoadError
+from edukg.model.case_ids import case_identifier
 from edukg.store import open_store
 from tests.conftest import Api, error_of
 from tests.support import SAMPLE, SHARED

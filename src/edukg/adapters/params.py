@@ -271,14 +271,6 @@ IncludeNonCurrent = Annotated[bool, Param("Include non-current (superseded) fram
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Paged:
-    """The parameters of a list that takes nothing but a page size and a cursor."""
-
-    limit: Limit = 100
-    cursor: Cursor = None
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
 class Standard:
     """The parameters of an operation on one standard."""
 

@@ -99,7 +99,7 @@ class CaseEndpoint:
             values = {"id": request.sourced_id, "query": request.query}
             tag = caching.etag(info.content_id, f"case:{version}:{request.collection}", values, b"")
             headers = [_JSON, (b"etag", tag), (b"x-data-version", info.data_version.encode()),
-                       (b"cache-control", app._cache_control)]  # fmt: skip
+                       (b"cache-control", app.cache_control)]  # fmt: skip
             condition = caching.if_none_match(scope)
             if condition is not None and caching.matches(condition, tag):
                 return 304, [], [h for h in headers if h[0] != b"content-type"]

@@ -94,7 +94,7 @@ class EdukgApp:
             *security_headers(self._docs_bytes),
         ]
         # Private: responses sit behind a key, so shared caches must not keep them.
-        self._cache_control = f"private, max-age={settings.cache_max_age}".encode()
+        self.cache_control = f"private, max-age={settings.cache_max_age}".encode()
         self.responses = ResponseCache(settings.response_cache_mb * 1024 * 1024)
         self.work = WorkPool(settings.work_threads, settings.work_waiting)
         self._recent: dict[tuple[bytes, bytes], tuple[dict[str, Any], Any]] = {}  # URL -> params
@@ -308,7 +308,7 @@ class EdukgApp:
             _JSON,
             (b"x-data-version", p.info.data_version.encode()),
             (b"etag", p.tag),
-            (b"cache-control", self._cache_control),
+            (b"cache-control", self.cache_control),
             (b"vary", b"Accept-Encoding"),
         ]
         if p.gz and len(body) >= caching.GZIP_MIN_BYTES:

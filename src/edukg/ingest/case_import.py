@@ -17,10 +17,11 @@ from typing import Any
 
 import orjson
 
-from edukg.ingest.case_map import case_identifier, framework_properties, item_properties
+from edukg.ingest.case_map import framework_properties, item_properties
 from edukg.ingest.case_map import relationship as association_relationship
 from edukg.ingest.case_package import Package
 from edukg.ingest.normalize import BadValue, typed
+from edukg.model.case_ids import case_identifier
 
 Lines = Iterable[tuple[int, bytes]]
 _STANDARD_LABELS = frozenset({"StandardsFramework", "StandardsFrameworkItem"})

@@ -13,14 +13,13 @@ from datetime import UTC, datetime
 from typing import Any
 
 from edukg.ingest.case_package import Package
-from edukg.model.case_ids import case_identifier
+from edukg.model.case_ids import (
+    CROSSWALK_EXTENSION,
+    CROSSWALK_FIGURES,
+    CROSSWALK_LABEL,
+    LABEL_OF_TYPE,
+)
 from edukg.model.contract import ACADEMIC_SUBJECTS, ADOPTION_STATUSES, JURISDICTIONS
-
-__all__ = ["case_identifier"]  # re-exported: the identity rule belongs to the mapping
-
-# The extension key under which a crosswalk's figures travel on an isRelatedTo association.
-CROSSWALK_EXTENSION = "edukgCrosswalk"
-CROSSWALK_FIGURES = ("jaccard", "stateLCCount", "ccssLCCount", "sharedLCCount")
 
 _STATES = sorted((j for j in JURISDICTIONS if j != "Multi-State"), key=len, reverse=True)
 _STATE_PATTERNS = [(s, re.compile(rf"(?<![A-Za-z]){re.escape(s)}(?![A-Za-z])")) for s in _STATES]
@@ -243,22 +242,16 @@ def item_properties(item: dict[str, Any], framework: dict[str, Any]) -> dict[str
     return {k: v for k, v in props.items() if v is not None}
 
 
-# associationType -> (label, whether the edge runs from the destination to the origin)
-_LABELS = {"isChildOf": ("hasChild", True), "precedes": ("buildsTowards", False)}
-
-
 def relationship(assoc: dict[str, Any], source: str, target: str) -> dict[str, Any]:
     """The export relationship of a CFAssociation between two resolved identifiers."""
     kind = assoc["associationType"]
-    label, reverse = _LABELS.get(kind, (kind, False))
+    label, reverse = LABEL_OF_TYPE.get(kind, (kind, False))
     props: dict[str, Any] = {"caseAssociationType": kind}
     extensions = assoc.get("extensions")
     figures = extensions.get(CROSSWALK_EXTENSION) if isinstance(extensions, dict) else None
-    if kind == "isRelatedTo":
-        label = "relatesTo"
-        if isinstance(figures, dict):
-            label = "hasStandardAlignment"
-            props |= {k: figures.get(k) for k in CROSSWALK_FIGURES if figures.get(k) is not None}
+    if kind == "isRelatedTo" and isinstance(figures, dict):
+        label = CROSSWALK_LABEL
+        props |= {k: figures.get(k) for k in CROSSWALK_FIGURES if figures.get(k) is not None}
     for key, name in (
         ("originNodeURI", "caseOrigin"),  # the ends as CASE named them, for the trip back
         ("destinationNodeURI", "caseDestination"),

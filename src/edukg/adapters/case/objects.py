@@ -14,27 +14,22 @@ from typing import Any
 
 import orjson
 
-from edukg.model.case_ids import definition_id, edge_id
+from edukg.model.case_ids import (
+    CASE_TYPES,
+    CROSSWALK_EXTENSION,
+    CROSSWALK_FIGURES,
+    CROSSWALK_LABEL,
+    LABEL_OF_TYPE,
+    definition_id,
+    edge_id,
+)
 from edukg.model.vocabulary import UUID_PATTERN
 from edukg.store.base import Edge
 
 V1P1, V1P0 = "v1p1", "v1p0"
-CROSSWALK_EXTENSION = "edukgCrosswalk"
-CROSSWALK_FIGURES = ("jaccard", "stateLCCount", "ccssLCCount", "sharedLCCount")
-CASE_TYPES = frozenset(
-    {
-        "isChildOf",
-        "isPeerOf",
-        "isPartOf",
-        "exactMatchOf",
-        "precedes",
-        "isRelatedTo",
-        "replacedBy",
-        "exemplar",
-        "hasSkillLevel",
-        "isTranslationOf",
-    }
-)
+# The import's correspondence read backwards; a crosswalk is an isRelatedTo too.
+_TYPE_OF_LABEL = {label: (kind, reverse) for kind, (label, reverse) in LABEL_OF_TYPE.items()}
+_TYPE_OF_LABEL[CROSSWALK_LABEL] = ("isRelatedTo", False)
 # CASE 1.0 knows these; an association of another type is left out of /v1p0 answers.
 V1P0_TYPES = CASE_TYPES - {"isTranslationOf"}
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
@@ -179,12 +174,9 @@ def node_link(record: dict[str, Any], place: Place) -> dict[str, str]:
 
 def _kind_and_ends(edge: Edge, props: dict[str, Any]) -> tuple[str, str, str]:
     """(associationType, origin node, destination node) of a relationship."""
-    if edge.label == "hasChild":
-        return "isChildOf", edge.target, edge.source
-    if edge.label == "buildsTowards":
-        return "precedes", edge.source, edge.target
-    if edge.label in ("relatesTo", "hasStandardAlignment"):
-        return "isRelatedTo", edge.source, edge.target
+    if edge.label in _TYPE_OF_LABEL:
+        kind, reverse = _TYPE_OF_LABEL[edge.label]
+        return (kind, edge.target, edge.source) if reverse else (kind, edge.source, edge.target)
     kind = props.get("caseAssociationType") or edge.label
     known = kind in CASE_TYPES or str(kind).startswith("ext:")
     return (kind if known else f"ext:{kind}"), edge.source, edge.target
@@ -224,7 +216,7 @@ def association(
         "lastChangeDateTime": place.when(props.get("dateModified") or props.get("dateCreated")),
         "CFDocumentURI": document_link,
     }
-    if edge.label == "hasStandardAlignment":
+    if edge.label == CROSSWALK_LABEL:
         figures = {k: props[k] for k in CROSSWALK_FIGURES if props.get(k) is not None}
         obj["extensions"] = {CROSSWALK_EXTENSION: _numbers(figures)}
     return _clean(obj, place)
