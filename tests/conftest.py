@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import os
 import secrets
+import shutil
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -205,3 +207,46 @@ def error_of(response: httpx.Response, status: int, error: str) -> dict[str, Any
     assert "Traceback" not in response.text
     assert "sqlite" not in response.text.lower()
     return body
+
+
+# The explorer's browser tests (tests/test_explorer.py and others).
+CHROMIUM = os.environ.get("EDUKG_CHROMIUM", shutil.which("chromium") or "/usr/bin/chromium")
+FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync"]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    """Chromium for a module's tests (a module with async tests uses `lone_browser`:
+    Playwright's own event loop runs as long as it does)."""
+    yield from _launched()
+
+
+@pytest.fixture
+def lone_browser() -> Iterator[object]:
+    """Chromium for one test."""
+    yield from _launched()
+
+
+def _launched() -> Iterator[object]:
+    if not Path(CHROMIUM).is_file():
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"Chromium is required under CI=true but is not at {CHROMIUM}")
+        pytest.skip(f"no Chromium at {CHROMIUM} (Debian: apt-get install chromium)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        launched = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        yield launched
+        launched.close()
+
+
+@pytest.fixture
+def page(browser: object) -> Iterator[object]:
+    context = browser.new_context(viewport={"width": 1100, "height": 900})  # type: ignore[attr-defined]
+    made = context.new_page()
+    errors: list[str] = []
+    made.on("pageerror", lambda exc: errors.append(str(exc)))
+    yield made
+    context.close()
+    assert errors == [], errors

@@ -2,47 +2,13 @@
 
 from __future__ import annotations
 
-import os
-import shutil
-from collections.abc import Iterator
-from pathlib import Path
-
 import httpx
-import pytest
 
 from edukg.ingest.demo import demo_case_uuid
 from tests.conftest import Api
 from tests.support import ROOT
 
-CHROMIUM = os.environ.get("EDUKG_CHROMIUM", shutil.which("chromium") or "/usr/bin/chromium")
 SHOTS = ROOT / "artifacts" / "screenshots"
-FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync"]  # fmt: skip
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    if not Path(CHROMIUM).is_file():
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"Chromium is required under CI=true but is not at {CHROMIUM}")
-        pytest.skip(f"no Chromium at {CHROMIUM} (Debian: apt-get install chromium)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        launched = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        yield launched
-        launched.close()
-
-
-@pytest.fixture
-def page(browser: object) -> Iterator[object]:
-    context = browser.new_context(viewport={"width": 1100, "height": 900})  # type: ignore[attr-defined]
-    made = context.new_page()
-    errors: list[str] = []
-    made.on("pageerror", lambda exc: errors.append(str(exc)))
-    yield made
-    context.close()
-    assert errors == [], errors
 
 
 def shot(page: object, name: str, backend: str) -> None:

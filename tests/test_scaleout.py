@@ -76,6 +76,8 @@ REQUESTS = [
 # Ranked by words, each backend's own full-text ranking (BM25 against ts_rank_cd): the
 # one documented difference (docs/deployment.md). Compared by status and shape.
 RANKED = [("/learning-components/search", {"query": "fractions"})]
+# Each database's own load time: compared with it set aside.
+LOAD_TIMED: list[tuple[str, dict[str, str]]] = [("/data-versions", {})]
 
 
 @pytest.fixture(scope="module")
@@ -98,7 +100,7 @@ def both(
 def test_the_comparison_covers_every_operation() -> None:
     router = Router(BASE, OPERATIONS)
     covered = set()
-    for path, _ in [*REQUESTS, *RANKED]:
+    for path, _ in [*REQUESTS, *RANKED, *LOAD_TIMED]:
         matched = router.match(BASE + path.replace("{component}", "x"))
         if matched is not None:
             covered.add(matched[0].operation_id)
@@ -115,6 +117,18 @@ def test_ranked_searches_answer_alike_in_shape(
     mine, theirs = one.json(), two.json()  # search answers are bare lists, as hosted
     assert mine and theirs
     assert set(mine[0]) == set(theirs[0])
+
+
+@pytest.mark.parametrize(("path", "params"), LOAD_TIMED)
+def test_releases_answer_alike_but_for_load_times(
+    both: tuple[Api, Api], path: str, params: dict[str, str]
+) -> None:
+    sqlite, pg = both
+    one, two = sqlite.ok(path, **params), pg.ok(path, **params)
+    for body in (one, two):
+        for record in body["data"]:
+            assert record.pop("loadedAt").endswith("Z")
+    assert one == two
 
 
 @pytest.mark.parametrize(("path", "params"), REQUESTS)

@@ -11,6 +11,7 @@ any request) with the same API keys as REST, and over stdio for desktop apps.
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextvars import ContextVar
 from typing import Annotated, Any, Literal
 
 from mcp.server.mcpserver import MCPServer
@@ -31,6 +32,10 @@ INSTRUCTIONS = (
     "Knowledge Graph. Find a standard first (find_standard_statement), then use its "
     "caseIdentifierUUID with the other tools."
 )
+
+# The store of the release an HTTP request pinned (set by the app around the request;
+# the SDK runs a request's tool calls in tasks and threads that inherit it).
+REQUEST_STORE: ContextVar[Store | None] = ContextVar("edukg_mcp_store", default=None)
 
 Uuid = Annotated[
     str,
@@ -141,7 +146,12 @@ class _Tools:
     each a thin call of the services for one store."""
 
     def __init__(self, store: Store) -> None:
-        self.store = store
+        self._store = store
+
+    @property
+    def store(self) -> Store:
+        """The store of the release the request pinned, else the server's own."""
+        return REQUEST_STORE.get() or self._store
 
     def find_standard_statement(
         self,

@@ -63,6 +63,7 @@ def component_schemas() -> dict[str, Any]:
     _scope_and_sequence(schemas)
     _dependencies(schemas)
     _envelopes(schemas)
+    _data_version(schemas)
     return schemas
 
 
@@ -205,6 +206,21 @@ def _envelopes(schemas: dict[str, Any]) -> None:
             "loadedAt": {"type": "string"},
             "contentId": {"type": "string"},
             "counts": {"type": "object", "additionalProperties": {"type": "integer"}},
+        },
+    }
+
+
+def _data_version(schemas: dict[str, Any]) -> None:
+    schemas["DataVersion"] = {
+        "type": "object",
+        "description": "A data release this server keeps (edukg extension).",
+        "required": ["dataVersion", "contentId", "loadedAt", "counts", "current"],
+        "properties": {
+            "dataVersion": {"type": "string", "description": "The release, e.g. 1.11.0"},
+            "contentId": {"type": "string", "description": "SHA-256 of the loaded records"},
+            "loadedAt": {"type": "string", "description": "When it was loaded (UTC)"},
+            "counts": {"type": "object", "additionalProperties": {"type": "integer"}},
+            "current": {"type": "boolean", "description": "Answers requests that name none"},
         },
     }
 

@@ -14,6 +14,7 @@ from edukg.adapters.case.errors import CaseError, status_info
 from edukg.adapters.case.objects import Place
 from edukg.adapters.case.provider import COLLECTIONS, EXPENSIVE, CaseRequest, answer
 from edukg.app import caching
+from edukg.app.pinning import store_of
 from edukg.app.requests import SEARCH_COST, check_sizes, query_of
 from edukg.app.workpool import Busy, WorkPool
 from edukg.model.errors import (
@@ -97,14 +98,16 @@ class CaseEndpoint:
             info = await self._run(app.io, lambda: self._admit(scope, extra, who, cost))
             place = Place(app.settings.public_url, version, info.loaded_at)
             values = {"id": request.sourced_id, "query": request.query}
-            tag = caching.etag(info.content_id, f"case:{version}:{request.collection}", values, b"")
+            tag = caching.etag(f"{info.data_version}/{info.content_id}",
+                               f"case:{version}:{request.collection}", values, b"")  # fmt: skip
             headers = [_JSON, (b"etag", tag), (b"x-data-version", info.data_version.encode()),
-                       (b"cache-control", app.cache_control)]  # fmt: skip
+                       (b"cache-control", app.cache_control), _VARY]  # fmt: skip
             condition = caching.if_none_match(scope)
             if condition is not None and caching.matches(condition, tag):
                 return 304, [], [h for h in headers if h[0] != b"content-type"]
             pool = app.work if request.collection in EXPENSIVE else app.io
-            pieces = await self._run(pool, lambda: answer(app.store, place, request))
+            store = store_of(scope, app.store)
+            pieces = await self._run(pool, lambda: answer(store, place, request))
             return 200, pieces, headers
         except CaseError:
             raise
@@ -132,7 +135,7 @@ class CaseEndpoint:
             who.append(principal.name)
             access.limit(principal, extra, cost)
             access.confirm()
-        return service.loaded(self.app.store)
+        return service.loaded(store_of(scope, self.app.store))
 
     @staticmethod
     async def _run(pool: WorkPool | None, work: Callable[[], Any]) -> Any:
@@ -141,3 +144,4 @@ class CaseEndpoint:
 
 
 _JSON = (b"content-type", b"application/json")
+_VARY = (b"vary", b"X-Data-Version")

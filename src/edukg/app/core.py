@@ -31,8 +31,10 @@ from edukg.adapters.rest.base import Operation
 from edukg.app import caching
 from edukg.app.access import Access
 from edukg.app.case_mount import CASE_PATH, CaseEndpoint
+from edukg.app.mcp_mount import MCP_PATH, McpEndpoint
+from edukg.app.pinning import asks_for_release, pin, store_of
 from edukg.app.ratelimit import Limiter, MemoryLimiter, RedisLimiter
-from edukg.app.requests import MCP_COST, check_sizes, error_answer, query_of, request_cost
+from edukg.app.requests import check_sizes, error_answer, query_of, request_cost
 from edukg.app.responses import ResponseCache
 from edukg.app.routing import Found, Router
 from edukg.app.workpool import RETRY_AFTER, Busy, WorkPool
@@ -45,7 +47,7 @@ from edukg.model.errors import (
 )
 from edukg.services import graph as service
 from edukg.services import search as searching
-from edukg.store import KeyStore, Store, is_postgres, open_key_store, open_store
+from edukg.store import KeyStore, Store, is_postgres, open_key_store, open_releases, open_store
 from edukg.store.base import DataInfo, StoreUnavailable
 
 log = logging.getLogger("edukg")
@@ -61,7 +63,6 @@ _JSON = (b"content-type", b"application/json")
 _ALLOW_READS = (b"allow", b"GET, HEAD")
 _NOT_IN_304 = frozenset((b"content-type", b"content-encoding"))
 access_log = logging.getLogger("edukg.access")
-MCP_PATH = "/mcp"
 
 
 class EdukgApp:
@@ -76,6 +77,7 @@ class EdukgApp:
     ) -> None:
         self.settings = settings
         self.store = store or open_store(settings.read_db or settings.db, settings.refresh)
+        self.releases = open_releases(settings.read_db or settings.db, settings.refresh)
         self.keys = keys or open_key_store(settings.db, create=False)
         if limiter is None:
             limiter = RedisLimiter(settings.redis) if settings.redis else MemoryLimiter()
@@ -119,6 +121,13 @@ class EdukgApp:
         started = time.perf_counter()
         extra: Headers = []  # headers every response carries once known (rate limits)
         who: list[str] = []  # the key's name, once authenticated (never the key)
+        if asks_for_release(scope):
+            try:
+                scope = await self._pinned(request_id, scope)
+            except ApiError as exc:
+                refused = error_answer(exc, request_id)
+                await self._send(send, scope, refused, (request_id, started, extra, who))
+                return
         found = self.router.find(scope["path"])
         if found is not None and found.mount is not None:
             await found.mount(scope, receive, send, (request_id, started, extra, who))
@@ -143,6 +152,14 @@ class EdukgApp:
                 extra.append((b"retry-after", str(RETRY_AFTER).encode()))
             answer = error_answer(exc, request_id)
         await self._send(send, scope, answer, (request_id, started, extra, who))
+
+    async def _pinned(self, request_id: str, scope: Scope) -> Scope:
+        """The scope with the release it names (a lookup: off the loop when networked)."""
+        if self.io is None:
+            return self._guarded(request_id, scope, pin, scope, self.releases)
+        return await self.io.run(
+            lambda: self._guarded(request_id, scope, pin, scope, self.releases)
+        )
 
     async def _send(
         self,
@@ -214,7 +231,7 @@ class EdukgApp:
         router.fixed("/docs", docs_page)
         router.fixed("/docs/", docs_page)
         router.prefix(EXPLORER_PATH, lambda scope: self.explorer.respond(scope["path"]))
-        router.mount(MCP_PATH, self._mcp)
+        router.mount(MCP_PATH, McpEndpoint(self, self._mcp_app))
         router.mount(CASE_PATH, CaseEndpoint(self, self._log), subtree=True)
         return router
 
@@ -282,11 +299,15 @@ class EdukgApp:
     ) -> Response | _Pending:
         """A validated data request: its response from the cache, or what building it
         takes (run by `_build`, whose lookups may fail, then `_complete`)."""
-        info = service.loaded(self.store)
+        store = store_of(scope, self.store)
+        info = service.loaded(store)
         gz = caching.wants_gzip(scope)
-        version = info.content_id
+        # Two releases of the same content still answer with their own X-Data-Version.
+        version = f"{info.data_version}/{info.content_id}"
         if "Search" in op.tags:  # the same data answers differently once it is indexed
-            version += ":" + searching.search_ranking(self.store)
+            version += ":" + searching.search_ranking(store)
+        if op.operation_id == "listDataVersions":  # changes with the kept releases
+            version += ":" + self.releases.stamp()
         # Keyed by what the handler reads, so parameters it ignores make no new entry.
         tag = caching.etag(
             version, op.operation_id, values, caching.GZIP_TAG if gz else b"identity"
@@ -294,14 +315,15 @@ class EdukgApp:
         kept = self.responses.get(tag)
         if kept is not None:
             return self._conditional(scope, *kept)
-        return _Pending(op, values, params, scope, info, version, tag, gz, self._cursor_secret())
+        secret = self._cursor_secret()
+        return _Pending(op, values, params, scope, store, info, version, tag, gz, secret)
 
     def _build(self, p: _Pending) -> tuple[bytes, Headers]:
         """Run the handler and encode its answer (safe on a worker thread: no shared state
         but the store, which is)."""
-        call = Call(p.op.operation_id, p.params, p.values, self.store, p.info, p.secret)
+        call = Call(p.op.operation_id, p.params, p.values, p.store, p.info, p.secret, self.releases)
         body = p.op.handler(call)
-        verdict = self.store.integrity()
+        verdict = p.store.integrity()
         if verdict == "checking" or verdict.startswith("damaged"):  # else: the file is sound
             _parsable(body, p)
         headers = [
@@ -309,7 +331,7 @@ class EdukgApp:
             (b"x-data-version", p.info.data_version.encode()),
             (b"etag", p.tag),
             (b"cache-control", self.cache_control),
-            (b"vary", b"Accept-Encoding"),
+            (b"vary", b"Accept-Encoding, X-Data-Version"),
         ]
         if p.gz and len(body) >= caching.GZIP_MIN_BYTES:
             body = caching.compress(body)
@@ -337,60 +359,10 @@ class EdukgApp:
         """From the key store's secret, so every node signs alike (and a new store, new)."""
         return self.keys.derived_secret(b"cursor")
 
-    async def _mcp(
-        self,
-        scope: Scope,
-        receive: Receive,
-        send: Send,
-        request: tuple[str, float, Headers, list[str]],
-    ) -> None:
-        """The MCP endpoint: the REST API's limits, keys, rate limits and access log, then
-        the SDK's transport."""
-        request_id, started, extra, who = request
-        try:
-            if self.io is None:
-                self._guarded(request_id, scope, self._admit_mcp, scope, extra, who)
-            else:
-                await self.io.run(
-                    lambda: self._guarded(request_id, scope, self._admit_mcp, scope, extra, who)
-                )
-        except ApiError as exc:
-            await self._send(send, scope, error_answer(exc, request_id), request)
-            return
-
-        async def logged_send(message: dict[str, Any]) -> None:
-            if message["type"] == "http.response.start":
-                message["headers"] = [*message.get("headers", []), *extra,
-                                      (b"x-request-id", request_id.encode())]  # fmt: skip
-                self._log(scope, request_id, who, message["status"], started)
-            await send(message)
-
-        try:
-            async with self.work.slot():  # tool calls are expensive work too
-                await self._mcp_app(scope, receive, logged_send)
-        except Busy as exc:
-            extra.append((b"retry-after", str(RETRY_AFTER).encode()))
-            await self._send(send, scope, error_answer(exc, request_id), request)
-
-    def _admit_mcp(self, scope: Scope, extra: Headers, who: list[str]) -> None:
-        check_sizes(scope)
-        if scope["method"] != "POST":
-            # Stateless streamable HTTP: no server-sent stream to open (GET) and no
-            # session to end (DELETE); answering at once keeps probing clients and
-            # idle connections from hanging (MCP transport specification).
-            extra.append((b"allow", b"POST"))
-            raise MethodNotAllowedError(
-                f"{scope['method']} is not allowed at {MCP_PATH}: this stateless MCP "
-                "server takes JSON-RPC messages by POST only."
-            )
-        principal = self.access.authenticate(scope, bearer=True)
-        self.access.confirm()
-        who.append(principal.name)
-        self.access.limit(principal, extra, MCP_COST)
-
     def _health(self, scope: Scope) -> tuple[int, bytes, Headers]:
         """Liveness for anyone; the details (limits, cache, search) for a valid key only."""
-        info = service.loaded(self.store)
+        store = store_of(scope, self.store)
+        info = service.loaded(store)
         health: dict[str, object] = {
             "status": "ok",
             "dataVersion": info.data_version,
@@ -405,7 +377,7 @@ class EdukgApp:
                 "rateLimiter": self.limiter.status(),
                 "responseCache": self.responses.status(),
                 "expensiveWork": self.work.status(),
-                "search": searching.search_mode(self.store),
+                "search": searching.search_mode(store),
             }
         body = orjson.dumps(health)
         return 200, body, [_JSON, (b"x-data-version", info.data_version.encode())]
@@ -452,6 +424,7 @@ class EdukgApp:
                 if self.io is not None:
                     self.io.close()
                 self.store.close()
+                self.releases.close()
                 self.keys.close()
                 if isinstance(self.limiter, RedisLimiter):
                     self.limiter.close()
@@ -467,6 +440,7 @@ class _Pending:
     values: dict[str, Any]
     params: Any  # the operation's parameter object
     scope: Scope
+    store: Store  # the release's
     info: DataInfo
     version: str  # what the tag names: content id, and the search ranking for searches
     tag: bytes

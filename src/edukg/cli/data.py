@@ -24,7 +24,7 @@ from edukg.cli.output import (
     single_threaded_blas,
     terminal_bar,
 )
-from edukg.ingest.builder import DATA_VERSION, LoadSummary, build, load
+from edukg.ingest.builder import LoadSummary, build, load
 from edukg.ingest.demo import demo_lines
 from edukg.ingest.demo_graph import DEMO_VERSION
 from edukg.ingest.errors import LoadError
@@ -32,6 +32,7 @@ from edukg.store import (
     database_errors,
     open_store,
 )
+from edukg.store.base import DATA_VERSION
 
 
 def index_step(db: str, required: bool = False, after_load: bool = False) -> int:
@@ -95,9 +96,12 @@ def cmd_load(args: argparse.Namespace) -> int:
     try:
         if bar is not None:
             with bar:
-                summary = load(args.source, args.db, args.data_version, advance, args.replace)  # type: ignore[arg-type]
+                summary = load(args.source, args.db, args.data_version, advance, args.replace,  # type: ignore[arg-type]
+                               args.keep)  # fmt: skip
         else:
-            summary = load(args.source, args.db, args.data_version, replace=args.replace)
+            summary = load(
+                args.source, args.db, args.data_version, replace=args.replace, keep=args.keep
+            )
     except LoadError as exc:
         say(f"load failed: {exc}")
         say("The data being served is unchanged.")

@@ -63,6 +63,16 @@ def progress_bar() -> tuple[Progress | None, object]:
     return bar, advance
 
 
+def size_text(size: int) -> str:
+    """Bytes as people read them (1 decimal, binary units)."""
+    value = float(size)
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if value < 1024 or unit == "GiB":
+            return f"{value:,.0f} {unit}" if unit == "B" else f"{value:,.1f} {unit}"
+        value /= 1024
+    return f"{value:,.1f} GiB"  # pragma: no cover - the loop returns
+
+
 def print_summary(summary: LoadSummary) -> None:
     table = Table(title=f"Loaded data version {summary.data_version}")
     table.add_column("records")
@@ -82,6 +92,13 @@ def print_summary(summary: LoadSummary) -> None:
     console.print(f"content id {summary.content_id[:16]}")
     for package in summary.case:
         _print_package(package)
+    if summary.dropped:
+        console.print(f"dropped releases (--keep): {', '.join(summary.dropped)}")
+    if summary.releases:
+        total = sum(r.size_bytes for r in summary.releases)
+        names = ", ".join(r.data_version + (" (current)" if r.current else "")
+                          for r in summary.releases)  # fmt: skip
+        console.print(f"releases kept: {names}; {size_text(total)} on disk")
 
 
 _SHOWN_PROBLEMS = 10

@@ -13,6 +13,7 @@ from edukg.adapters.config import (
 )
 from edukg.cli.data import cmd_demo, cmd_export, cmd_generate, cmd_index, cmd_load, cmd_mcp
 from edukg.cli.keys import cmd_keys
+from edukg.cli.releases import cmd_releases
 from edukg.cli.serving import cmd_quickstart, cmd_serve
 
 
@@ -39,7 +40,14 @@ def parser() -> argparse.ArgumentParser:
         "--replace", action="store_true",
         help="allow CASE packages alone onto a database that serves data (they replace it)",
     )  # fmt: skip
-    c.add_argument("--data-version", default=None, help="export release, e.g. 1.11.0")
+    c.add_argument(
+        "--data-version", default=None,
+        help="the release, e.g. 1.11.0; kept beside the loaded ones (same name: replaced)",
+    )  # fmt: skip
+    c.add_argument(
+        "--keep", type=int, default=None, metavar="N",
+        help="after the load, drop the oldest releases beyond N (default: keep all)",
+    )  # fmt: skip
     c.add_argument(
         "--no-index", action="store_true",
         help="skip the semantic index (run `edukg index` later; search ranks by words meanwhile)",
@@ -68,7 +76,7 @@ def parser() -> argparse.ArgumentParser:
 
 
 def _key_and_data_commands(sub: Any) -> None:
-    """keys, demo, generate, mcp and export."""
+    """keys, releases, demo, generate, mcp and export."""
     keys = sub.add_parser("keys", help="create, list and revoke API keys")
     ksub = keys.add_subparsers(dest="keys_command", required=True)
     c = _with_db(ksub.add_parser("create", help="make a key; prints it on the last line"))
@@ -80,6 +88,16 @@ def _key_and_data_commands(sub: Any) -> None:
     c = _with_db(ksub.add_parser("revoke", help="revoke a key at once"))
     c.add_argument("name")
     keys.set_defaults(func=cmd_keys)
+
+    releases = sub.add_parser("releases", help="list, switch and drop the kept data releases")
+    rsub = releases.add_subparsers(dest="releases_command", required=True)
+    c = _with_db(rsub.add_parser("list", help="version, content id, load time, size, current"))
+    c.add_argument("--json", action="store_true", help="one JSON object per line, for scripts")
+    c = _with_db(rsub.add_parser("use", help="make a kept release current (servers follow)"))
+    c.add_argument("version")
+    c = _with_db(rsub.add_parser("drop", help="remove a kept release (never the current one)"))
+    c.add_argument("version")
+    releases.set_defaults(func=cmd_releases)
 
     c = _with_db(sub.add_parser("demo", help="build the synthetic demo graph into the database"))
     c.set_defaults(func=cmd_demo)

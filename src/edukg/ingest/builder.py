@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import gc
 import hashlib
-import re
+import logging
 import tempfile
 import time
 from collections.abc import Iterable, Iterator
@@ -34,13 +34,20 @@ from edukg.ingest.reader import (
 )
 from edukg.model.clock import utc_timestamp
 from edukg.model.vocabulary import CURRICULUM_KINDS, KIND_BY_LABEL, grade_mask
-from edukg.store import database_errors, is_postgres, open_loader, open_store
-from edukg.store.base import Loader
+from edukg.store import (
+    Release,
+    ReleaseError,
+    database_errors,
+    is_postgres,
+    open_loader,
+    open_releases,
+    open_store,
+)
+from edukg.store.base import DATA_VERSION, Loader
 from edukg.store.sqlite_load import DocRow, EdgeRow, FigureRow, NodeRow
 
 _BATCH = 20000
-# A data version goes into headers, file names and schema names: nothing else passes.
-DATA_VERSION = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+log = logging.getLogger("edukg.load")
 
 # (name for messages, its lines as (line number, bytes))
 NamedLines = tuple[str, Iterable[tuple[int, bytes]]]
@@ -61,6 +68,8 @@ class LoadSummary:
     dangling: int = 0
     seconds: float = 0.0
     case: list[PackageOutcome] = field(default_factory=list)  # what each CASE package did
+    releases: list[Release] = field(default_factory=list)  # kept after the load, with sizes
+    dropped: list[str] = field(default_factory=list)  # releases `keep` dropped
 
 
 def _need_str(record: dict[str, Any], key: str, where: str) -> str:
@@ -169,17 +178,15 @@ def build(
     data_version: str,
     label_lines: str = "",
     relationships_named: bool = True,
+    keep: int | None = None,
 ) -> LoadSummary:
-    """Load the given lines into a new version of `db` and switch to it.
+    """Load the given lines into `db` as release `data_version` and make it current.
 
     `relationships_named`: whether a relationships file was among the sources; without
     one, a load that read no relationship is refused (a nodes file loaded alone).
+    `keep`: then drop the oldest releases beyond this many (never the current one).
     """
-    if not DATA_VERSION.fullmatch(data_version):
-        raise LoadError(
-            f"data version {data_version!r} is not a version: 1-64 letters, digits, '.', '_'"
-            " or '-', starting with a letter or digit (e.g. 1.11.0); nothing was changed"
-        )
+    _check_arguments(data_version, keep)
     started = time.monotonic()
     summary = LoadSummary(data_version=data_version, content_id="")
     try:
@@ -237,8 +244,40 @@ def build(
     summary.duplicate_relationships = summary.relationship_lines - sum(
         summary.relationship_counts.values()
     )
+    summary.dropped, summary.releases = _kept(db, keep)
     summary.seconds = time.monotonic() - started
     return summary
+
+
+def _check_arguments(data_version: str, keep: int | None) -> None:
+    if keep is not None and keep < 1:
+        raise LoadError(f"--keep {keep}: keep at least the release being loaded (1 or more)")
+    if not DATA_VERSION.fullmatch(data_version):
+        raise LoadError(
+            f"data version {data_version!r} is not a version: 1-64 letters, digits, '.', '_'"
+            " or '-', starting with a letter or digit (e.g. 1.11.0); nothing was changed"
+        )
+
+
+def _kept(db: str, keep: int | None) -> tuple[list[str], list[Release]]:
+    """Drop the oldest releases beyond `keep`; the releases kept, with their sizes. The
+    load is done by now: a failure here is reported, not raised."""
+    releases = open_releases(db)
+    dropped: list[str] = []
+    try:
+        found = releases.list(sizes=True)
+        if keep is not None:
+            older = [r for r in found if not r.current]
+            for release in older[: max(0, len(found) - keep)]:
+                releases.drop(release.data_version)
+                dropped.append(release.data_version)
+            found = releases.list(sizes=True)
+        return dropped, found
+    except database_errors(ReleaseError, OSError) as exc:
+        log.warning("the kept releases could not be listed or pruned: %s", exc)
+        return dropped, []
+    finally:
+        releases.close()
 
 
 def _refuse_half_export(summary: LoadSummary, label_lines: str, relationships_named: bool) -> None:
@@ -271,6 +310,7 @@ def load(
     data_version: str | None = None,
     progress: Progress | None = None,
     replace: bool = False,
+    keep: int | None = None,
 ) -> LoadSummary:
     """Load the export and CASE packages found at `sources` (paths, a directory or URLs)
     into `db`, in one version.
@@ -306,7 +346,7 @@ def load(
         named = bool(packages) or any(
             Path(f.name).name.startswith(RELATIONSHIP_FILES[0][:13]) for f in export
         )
-        summary = build(streams(), db, version, f" in {', '.join(sources)}", named)
+        summary = build(streams(), db, version, f" in {', '.join(sources)}", named, keep)
         summary.case = case.outcomes if case else []
         return summary
 

@@ -8,6 +8,8 @@
   const statusBox = document.getElementById("status");
   const keyInput = document.getElementById("key");
   const KEY = "edukg-key";
+  const RELEASE = "edukg-release";  // the release this tab reads ("" or absent: the current one)
+  const releasePick = document.getElementById("release");
 
   // ---- small helpers ---------------------------------------------------------------
   const esc = (s) => String(s ?? "").replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;",
@@ -39,7 +41,10 @@
       for (const one of Array.isArray(v) ? v : [v]) if (one !== undefined && one !== null && one !== "") query.append(k, one);
     }
     const url = API + path + (query.toString() ? `?${query}` : "");
-    const response = await fetch(url, { headers: { "x-api-key": key } });
+    const headers = { "x-api-key": key };
+    const release = sessionStorage.getItem(RELEASE);
+    if (release) headers["x-data-version"] = release;
+    const response = await fetch(url, { headers });
     const body = await response.json().catch(() => ({}));
     if (!response.ok) throw new Problem(response.status, body.message || response.statusText, response.headers.get("retry-after"));
     return body;
@@ -54,6 +59,25 @@
       cursor = page.pagination.nextCursor;
     }
     return out;
+  }
+
+  // ---- the release picker: every loaded release, the current one by default ----------
+  async function loadReleases() {
+    if (!sessionStorage.getItem(KEY)) return;
+    let releases;
+    try {
+      const chosen = sessionStorage.getItem(RELEASE) || "";
+      sessionStorage.removeItem(RELEASE);  // list them from the current release
+      releases = await all("/data-versions");
+      if (releases.some((r) => r.dataVersion === chosen)) sessionStorage.setItem(RELEASE, chosen);
+    } catch (err) {
+      return;  // the page itself says what is wrong
+    }
+    const current = releases.find((r) => r.current);
+    releasePick.innerHTML = `<option value="">current${current ? ` (${esc(current.dataVersion)})` : ""}</option>` +
+      releases.map((r) => `<option value="${esc(r.dataVersion)}">${esc(r.dataVersion)}${r.current ? " (current)" : ""} · loaded ${esc(r.loadedAt.slice(0, 10))}</option>`).join("");
+    releasePick.value = sessionStorage.getItem(RELEASE) || "";
+    releasePick.parentElement.hidden = releases.length < 2;  // a choice only when there is one
   }
 
   // ---- statements: LaTeX-style math as MathML, markdown emphasis -------------------
@@ -305,11 +329,16 @@
     if (value) sessionStorage.setItem(KEY, value);
     keyInput.value = "";
     keyInput.placeholder = value ? "key set for this tab" : "ekg_...";
+    loadReleases().then(route);
+  });
+  releasePick.addEventListener("change", () => {
+    if (releasePick.value) sessionStorage.setItem(RELEASE, releasePick.value);
+    else sessionStorage.removeItem(RELEASE);
     route();
   });
   document.getElementById("forget").addEventListener("click", () => {
-    sessionStorage.removeItem(KEY); keyInput.placeholder = "ekg_..."; route();
+    sessionStorage.removeItem(KEY); sessionStorage.removeItem(RELEASE); keyInput.placeholder = "ekg_..."; route();
   });
   if (sessionStorage.getItem(KEY)) keyInput.placeholder = "key set for this tab";
-  route();
+  loadReleases().then(route);
 })();

@@ -8,7 +8,18 @@ from __future__ import annotations
 
 import sqlite3
 
-from edukg.store.base import DataInfo, Indexer, KeyInfo, KeyStore, Loader, Row, Store
+from edukg.store.base import (
+    DataInfo,
+    Indexer,
+    KeyInfo,
+    KeyStore,
+    Loader,
+    Release,
+    ReleaseError,
+    Releases,
+    Row,
+    Store,
+)
 
 
 class BackendMissing(RuntimeError):
@@ -58,6 +69,19 @@ def open_store(db: str, refresh: float = 1.0) -> Store:
     return SqliteStore(db)
 
 
+def open_releases(db: str, refresh: float = 1.0) -> Releases:
+    """The releases kept in `db`, each readable by a store of its own; opening it migrates a
+    database made before releases existed."""
+    if is_postgres(db):
+        require_postgres()
+        from edukg.store.postgres_releases import PostgresReleases  # noqa: PLC0415
+
+        return PostgresReleases(db, refresh)
+    from edukg.store.sqlite_releases import SqliteReleases  # noqa: PLC0415
+
+    return SqliteReleases(db)
+
+
 def open_key_store(db: str, create: bool = True) -> KeyStore:
     """The API-key store that belongs to a `--db` value (always the primary).
 
@@ -104,10 +128,14 @@ __all__ = [
     "Indexer",
     "KeyInfo",
     "KeyStore",
+    "Release",
+    "ReleaseError",
+    "Releases",
     "Row",
     "Store",
     "is_postgres",
     "open_indexer",
     "open_key_store",
+    "open_releases",
     "open_store",
 ]

@@ -6,6 +6,7 @@ scan. Every list query is keyset-paged on the node `identifier` in byte order.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -51,6 +52,10 @@ CASE_EDGES = "case-edges"
 CASE_DEFINITIONS = "case-definitions"
 
 
+# A data version goes into headers, file names and schema names: nothing else passes.
+DATA_VERSION = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+
+
 @dataclass(frozen=True)
 class DataInfo:
     """What is loaded: the user's version label and the content's own id."""
@@ -59,6 +64,24 @@ class DataInfo:
     content_id: str
     loaded_at: str
     counts: dict[str, int]
+
+
+@dataclass(frozen=True)
+class Release:
+    """One loaded release of a database: what it holds, whether it is the current one,
+    and the disk it takes (0 where not measured)."""
+
+    data_version: str
+    content_id: str
+    loaded_at: str
+    counts: dict[str, int]
+    current: bool
+    size_bytes: int = 0
+
+
+class ReleaseError(Exception):
+    """A release command that cannot be carried out (an unknown release, the current one
+    dropped); nothing was changed."""
 
 
 @dataclass(frozen=True)
@@ -353,3 +376,30 @@ class Loader(Protocol):
 
     def abort(self) -> None:
         """Throw the unfinished version away."""
+
+
+class Releases(Protocol):
+    """The releases kept in one database, each served by a store of its own.
+
+    The current release is what requests read unless they name another; a load adds a
+    release and makes it current, `use` makes another current, `drop` removes one.
+    """
+
+    def list(self, sizes: bool = False) -> list[Release]:
+        """Every kept release, oldest load first; `sizes`: measure the disk each takes."""
+
+    def store(self, version: str) -> Store | None:
+        """A store that reads release `version` (the same object for every call), or None
+        when no such release is kept."""
+
+    def stamp(self) -> str:
+        """Changes whenever the list of releases does (for ETags of that list)."""
+
+    def use(self, version: str) -> Release:
+        """Make `version` the current release, atomically; ReleaseError if unknown."""
+
+    def drop(self, version: str) -> Release:
+        """Remove a release that is not the current one; ReleaseError otherwise."""
+
+    def close(self) -> None:
+        """Close the stores opened for releases."""

@@ -23,6 +23,11 @@ CREATE TABLE IF NOT EXISTS edukg.current (
   previous    text,
   switched_at timestamptz NOT NULL DEFAULT now()
 );
+CREATE TABLE IF NOT EXISTS edukg.releases (
+  data_version text PRIMARY KEY,
+  schema_name  text NOT NULL,
+  loaded_at    timestamptz NOT NULL DEFAULT now()
+);
 CREATE TABLE IF NOT EXISTS edukg.embeddings (key bytea PRIMARY KEY, vec bytea NOT NULL);
 CREATE TABLE IF NOT EXISTS edukg.secret (id integer PRIMARY KEY CHECK (id = 1), value bytea NOT NULL);
 CREATE TABLE IF NOT EXISTS edukg.api_keys (
@@ -72,11 +77,25 @@ def statements(script: str) -> list[str]:
 
 
 def ensure_meta(conn: psycopg.Connection[Any]) -> None:
-    """Create the fixed `edukg` schema (pointer, keys) if it is not there yet."""
+    """Create the fixed `edukg` schema (pointers, keys) if it is not there yet, and give
+    the current version a release entry if it has none (a database made before releases
+    existed)."""
     with conn.transaction():
         conn.execute("SELECT pg_advisory_xact_lock(%s)", (LOAD_LOCK + 1,))
         for statement in statements(_META_SCHEMA):
             conn.execute(statement)
+        row = conn.execute(
+            "SELECT c.schema_name FROM edukg.current c WHERE c.id = 1 AND NOT EXISTS"
+            " (SELECT 1 FROM edukg.releases r WHERE r.schema_name = c.schema_name)"
+        ).fetchone()
+        if row is not None:
+            info = read_info(conn, row[0])
+            conn.execute(
+                "INSERT INTO edukg.releases (data_version, schema_name, loaded_at)"
+                " VALUES (%s, %s, %s) ON CONFLICT (data_version) DO UPDATE"
+                " SET schema_name = EXCLUDED.schema_name",
+                (info.data_version, row[0], info.loaded_at),
+            )
 
 
 class Connections:

@@ -45,10 +45,15 @@ _CANDIDATE_BYTES = 128 * 1024 * 1024  # vectors of recent search filters kept pe
 
 
 class PostgresStore(Connections):
-    """Reads the version `edukg.current` points at."""
+    """Reads the version `edukg.current` points at, or with `release`, that release."""
 
-    def __init__(self, url: str, refresh: float = 1.0) -> None:
+    def __init__(self, url: str, refresh: float = 1.0, release: str | None = None) -> None:
         self._url = url
+        self._pointer: tuple[str, tuple[str, ...]] = (
+            ("SELECT schema_name FROM edukg.current WHERE id = 1", ())
+            if release is None
+            else ("SELECT schema_name FROM edukg.releases WHERE data_version = %s", (release,))
+        )
         self._refresh = refresh
         self._pool: ConnectionPool | None = None
         self._lock = threading.Lock()
@@ -76,9 +81,7 @@ class PostgresStore(Connections):
         try:
             with self._connection() as conn:
                 try:
-                    row = conn.execute(
-                        "SELECT schema_name FROM edukg.current WHERE id = 1"
-                    ).fetchone()
+                    row = conn.execute(*self._pointer).fetchone()
                 except psycopg.errors.UndefinedTable:
                     row = None
                 schema = row[0] if row else None

@@ -135,6 +135,7 @@ class PostgresLoader:
     def finish(self, meta: dict[str, str], rules: Derivations) -> dict[str, Any]:
         """Derive in the SQLite build, then publish it inside the schema's transaction."""
         counts = self._build.finish(meta, rules)
+        self._version = meta["data_version"]
         c, build = self._conn, self._build.connection()
         # One transaction for the whole schema: a failed or killed load leaves nothing.
         c.execute("BEGIN")
@@ -192,26 +193,22 @@ class PostgresLoader:
             row = c.execute("SELECT schema_name FROM edukg.current WHERE id = 1").fetchone()
             previous = row[0] if row else None
             c.execute(
+                "INSERT INTO edukg.releases (data_version, schema_name) VALUES (%s, %s)"
+                " ON CONFLICT (data_version) DO UPDATE SET schema_name = EXCLUDED.schema_name,"
+                " loaded_at = now()",
+                (self._version, self.schema),
+            )
+            c.execute(
                 "INSERT INTO edukg.current (id, schema_name, previous) VALUES (1, %s, %s)"
                 " ON CONFLICT (id) DO UPDATE SET schema_name = EXCLUDED.schema_name,"
                 " previous = EXCLUDED.previous, switched_at = now()",
                 (self.schema, previous),
             )
-        self._drop_old(keep={self.schema, previous})
+        # Every kept release stays, and the previous current (a reader may not have
+        # looked at the pointer since); a replaced release's old schema goes.
+        kept = {r[0] for r in c.execute("SELECT schema_name FROM edukg.releases").fetchall()}
+        drop_unkept(c, kept | {self.schema, previous})
         self._release()
-
-    def _drop_old(self, keep: set[str | None]) -> None:
-        names = [
-            r[0]
-            for r in self._conn.execute(
-                "SELECT nspname FROM pg_namespace WHERE nspname LIKE 'edukg\\_data\\_%'"
-            ).fetchall()
-        ]
-        for name in names:
-            if name not in keep and _SCHEMA_NAME.match(name):
-                self._conn.execute(
-                    pgsql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(pgsql.Identifier(name))
-                )
 
     def abort(self) -> None:
         """Roll the build back: nothing of it remains, and the served version is untouched."""
@@ -229,6 +226,21 @@ class PostgresLoader:
             self._conn.execute("SELECT pg_advisory_unlock(%s)", (LOAD_LOCK,))
         with contextlib.suppress(psycopg.Error):
             self._conn.close()
+
+
+def drop_unkept(conn: psycopg.Connection[Any], keep: set[str | None]) -> None:
+    """Drop the data schemas not named in `keep`."""
+    names = [
+        r[0]
+        for r in conn.execute(
+            "SELECT nspname FROM pg_namespace WHERE nspname LIKE 'edukg\\_data\\_%'"
+        ).fetchall()
+    ]
+    for name in names:
+        if name not in keep and _SCHEMA_NAME.match(name):
+            conn.execute(
+                pgsql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(pgsql.Identifier(name))
+            )
 
 
 def _with_lines(build: Any, table: str, lines: mmap.mmap) -> Iterator[tuple[Any, ...]]:

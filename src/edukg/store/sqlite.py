@@ -44,8 +44,10 @@ class SqliteStore:
     connection keeps reading the old, unlinked file until it is swapped.
     """
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, home: str | None = None) -> None:
+        """`home`: the database the file belongs to, beside which its vectors lie."""
         self._path = path
+        self._home = home or path
         self._conn: sqlite3.Connection | None = None
         self._stamp: tuple[int, int, int] | None = None
         self._info: DataInfo | None = None
@@ -266,7 +268,7 @@ class SqliteStore:
             return self._vectors[1]
         import numpy as np  # noqa: PLC0415 - only semantic search needs NumPy
 
-        path = vectors_path(self._path, content_id)
+        path = vectors_path(self._home, content_id)
         try:
             size = path.stat().st_size
         except FileNotFoundError:

@@ -22,9 +22,8 @@ from edukg.model.vocabulary import (
 )
 from edukg.store import build_sql, shared
 from edukg.store.base import CASE_EDGES, CHILDREN, Derivations, OutRow
-from edukg.store.sqlite_vectors import content_of, remove_unused
-
-_BUILD_MARK = ".building-"
+from edukg.store.sqlite_releases import BUILD_MARK as _BUILD_MARK
+from edukg.store.sqlite_releases import migrate, publish, remove_unkept
 
 NodeRow = tuple[str, str, str | None, bytes]  # identifier, label, served kind, raw line
 EdgeRow = tuple[str, str, str, str, bytes]  # identifier, label, source, target, raw line
@@ -154,6 +153,7 @@ class SqliteLoader:
         """Derive the served tables, write `meta`; return counts for the summary."""
         c = self._conn
         self.lines_name = f"{self.target.name}.{meta['content_id'][:16]}.lines"
+        self.data_version = meta["data_version"]
         meta = {**meta, "lines": self.lines_name}
         # Each neighbour list in its key order (a sort is far cheaper than inserting at
         # random places); no index on the relationships: a scan of them is cheaper than
@@ -309,7 +309,8 @@ class SqliteLoader:
         return nodes, pairs("hasPart"), pairs("hasDependency"), aligned
 
     def commit(self) -> None:
-        """Switch readers to the new file: one rename, after the data is on disk.
+        """Keep the new file as its release and switch readers to it: one rename, after
+        the data is on disk (sqlite_releases.publish).
 
         The lines file goes first, under a name of its own (the content id), so the
         switch itself stays the one rename of the database file.
@@ -323,24 +324,13 @@ class SqliteLoader:
                 os.fsync(fd)
             finally:
                 os.close(fd)
-        lines_final = self.target.with_name(self.lines_name)
+        migrate(self.target)
         previous = _lines_of(self.target)
-        os.replace(self.lines_path, lines_final)
-        os.replace(self.path, self.target)
-        dir_fd = os.open(self.target.parent, os.O_RDONLY)
-        try:
-            os.fsync(dir_fd)
-        finally:
-            os.close(dir_fd)
-        # Keep the lines of this version and the previous one (an export may be reading
-        # it); older ones go.
-        keep = {lines_final.name, previous}
-        for old in self.target.parent.glob(f"{self.target.name}.*.lines"):
-            if old.name not in keep and _BUILD_MARK not in old.name:
-                with contextlib.suppress(FileNotFoundError):
-                    old.unlink()
-        # Vectors go with their version (a build's name has no content id: never a match).
-        remove_unused(self.target, {content_of(self.target, name) for name in keep if name})
+        os.replace(self.lines_path, self.target.with_name(self.lines_name))
+        publish(self.target, self.path, self.data_version)
+        # The lines of every kept release stay, and the previous current's (an export
+        # may be reading them); others go, with their vectors.
+        remove_unkept(self.target, {previous} if previous else set())
 
     def _close_lines(self) -> None:
         with contextlib.suppress(OSError):

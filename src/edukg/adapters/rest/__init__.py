@@ -9,6 +9,7 @@ from edukg.adapters.rest import (
     curriculum,
     durable_skills,
     frameworks,
+    releases,
     search,
     standards,
 )
@@ -21,6 +22,7 @@ OPERATIONS: tuple[Operation[Any], ...] = (
     *components.OPERATIONS,
     *curriculum.OPERATIONS,
     *durable_skills.OPERATIONS,
+    *releases.OPERATIONS,
 )
 
 __all__ = ["OPERATIONS", "Call", "Operation"]

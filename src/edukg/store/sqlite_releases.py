@@ -1,0 +1,234 @@
+"""Several releases in one SQLite location: a file per release, and the current one.
+
+Each release is the file `<db>.release-<version>`; `<db>` itself is the current release,
+a hard link to one of them. A load writes a new file, links it under its release name,
+then renames it over `<db>`; `use` renames a fresh link over `<db>`. Servers follow the
+inode of the path they read (see sqlite.SqliteStore), so both switches are atomic and
+need no restart. The records' lines and the vectors beside a file are named by content
+id, so they are kept while any release names them.
+
+A database written before releases existed has `<db>` alone: the first command or server
+that looks links it under its release name (the migration).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import secrets
+import sqlite3
+import threading
+from pathlib import Path
+from urllib.parse import quote
+
+import orjson
+
+from edukg.store.base import DATA_VERSION, Release, ReleaseError
+from edukg.store.sqlite import SqliteStore
+from edukg.store.sqlite_vectors import content_of, remove_unused, vectors_path
+
+RELEASE_MARK = ".release-"
+BUILD_MARK = ".building-"
+
+
+def release_path(db: Path, version: str) -> Path:
+    """The file that holds release `version` of the database `db`."""
+    return db.with_name(f"{db.name}{RELEASE_MARK}{version}")
+
+
+def _meta(path: Path) -> dict[str, str] | None:
+    """A data file's meta table, or None when it is not a readable edukg file."""
+    try:
+        conn = sqlite3.connect(f"file:{quote(str(path.absolute()))}?mode=ro&immutable=1", uri=True)
+        try:
+            return dict(conn.execute("SELECT key, value FROM meta").fetchall())
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        return None
+
+
+def _link_over(db: Path, source: Path, target: Path) -> None:
+    """Make `target` name the file `source` names, in one rename (readers of `target`
+    see the old file or the new, never neither)."""
+    temp = db.with_name(f"{db.name}{BUILD_MARK}{os.getpid()}-{secrets.token_hex(4)}-link")
+    os.link(source, temp)
+    try:
+        os.replace(temp, target)
+    except OSError:
+        with contextlib.suppress(FileNotFoundError):
+            temp.unlink()
+        raise
+    _sync_dir(db.parent)
+
+
+def _sync_dir(directory: Path) -> None:
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def publish(db: Path, build: Path, version: str) -> None:
+    """Keep a finished build as release `version` (replacing one of that name), then make
+    it the current release."""
+    _link_over(db, build, release_path(db, version))
+    os.replace(build, db)
+    _sync_dir(db.parent)
+
+
+def migrate(db: Path) -> None:
+    """Give the current file a release name if it has none (a database made before
+    releases existed). A directory that cannot be written is left as it is."""
+    try:
+        st = db.stat()
+    except FileNotFoundError:
+        return
+    if any(_inode(path) == st.st_ino for path in _files(db).values()):
+        return
+    meta = _meta(db)
+    version = (meta or {}).get("data_version", "")
+    if not DATA_VERSION.fullmatch(version):
+        return
+    with contextlib.suppress(OSError):
+        _link_over(db, db, release_path(db, version))
+
+
+def _files(db: Path) -> dict[str, Path]:
+    """Release name -> file, for every release file beside `db`."""
+    found: dict[str, Path] = {}
+    prefix = f"{db.name}{RELEASE_MARK}"
+    for path in db.parent.glob(f"{db.name}{RELEASE_MARK}*"):
+        version = path.name[len(prefix) :]
+        if DATA_VERSION.fullmatch(version):
+            found[version] = path
+    return found
+
+
+def _inode(path: Path) -> int | None:
+    try:
+        return path.stat().st_ino
+    except FileNotFoundError:
+        return None
+
+
+def remove_unkept(db: Path, also: set[str]) -> None:
+    """Delete lines and vector files that no release (nor the lines files in `also`) names."""
+    names = set(also)
+    for path in [db, *_files(db).values()]:
+        name = (_meta(path) or {}).get("lines")
+        if name:
+            names.add(name)
+    for old in db.parent.glob(f"{db.name}.*.lines"):
+        if old.name not in names and BUILD_MARK not in old.name:
+            with contextlib.suppress(FileNotFoundError):
+                old.unlink()
+    # Vectors go with their release (a build's name has no content id: never a match).
+    remove_unused(db, {content_of(db, name) for name in names})
+
+
+class SqliteReleases:
+    """The releases kept beside one SQLite file, and a store for each."""
+
+    def __init__(self, db: str) -> None:
+        self._db = Path(db)
+        self._stores: dict[str, SqliteStore] = {}
+        self._metas: dict[tuple[int, int], dict[str, str]] = {}  # (inode, mtime) -> meta
+        self._lock = threading.Lock()
+        migrate(self._db)
+
+    def list(self, sizes: bool = False) -> list[Release]:
+        """Every kept release, oldest load first."""
+        migrate(self._db)
+        current = _inode(self._db)
+        found: list[tuple[int, Release]] = []
+        for version, path in _files(self._db).items():
+            try:
+                st = path.stat()
+            except FileNotFoundError:
+                continue
+            meta = self._meta_of(path, (st.st_ino, st.st_mtime_ns))
+            if meta is None:
+                continue
+            found.append((st.st_mtime_ns, Release(
+                    data_version=version,
+                    content_id=meta["content_id"],
+                    loaded_at=meta["loaded_at"],
+                    counts=orjson.loads(meta.get("counts", "{}")),
+                    current=st.st_ino == current,
+                    size_bytes=self._size(st.st_size, meta) if sizes else 0,
+                )))  # fmt: skip
+        # By load time, to the second; within one second, by when the file was written.
+        return [r for _, r in sorted(found, key=lambda x: (x[1].loaded_at, x[0]))]
+
+    def _meta_of(self, path: Path, stamp: tuple[int, int]) -> dict[str, str] | None:
+        meta = self._metas.get(stamp)
+        if meta is None:
+            meta = _meta(path)
+            if meta is None or "content_id" not in meta:
+                return None
+            self._metas[stamp] = meta
+        return meta
+
+    def _size(self, file_bytes: int, meta: dict[str, str]) -> int:
+        beside = [self._db.with_name(meta.get("lines", "")),
+                  vectors_path(self._db, meta["content_id"])]  # fmt: skip
+        return file_bytes + sum(p.stat().st_size for p in beside if p.is_file())
+
+    def store(self, version: str) -> SqliteStore | None:
+        """The store of release `version`, or None when it is not kept."""
+        if not DATA_VERSION.fullmatch(version):
+            return None
+        path = release_path(self._db, version)
+        if not os.path.exists(path):
+            self._stores.pop(version, None)  # let go: it closes when its last reader is done
+            return None
+        store = self._stores.get(version)
+        if store is None:
+            with self._lock:
+                store = self._stores.setdefault(version, SqliteStore(str(path), home=str(self._db)))
+        return store
+
+    def stamp(self) -> str:
+        """A digest of the release files and the current file (names and inodes)."""
+        seen = sorted((v, _inode(p)) for v, p in _files(self._db).items())
+        return hashlib.sha256(repr((seen, _inode(self._db))).encode()).hexdigest()[:16]
+
+    def _known(self, version: str) -> Path:
+        path = release_path(self._db, version)
+        if not DATA_VERSION.fullmatch(version) or not path.is_file():
+            known = ", ".join(r.data_version for r in self.list()) or "none"
+            raise ReleaseError(f"no release {version!r} is kept here (kept: {known})")
+        return path
+
+    def use(self, version: str) -> Release:
+        """Make release `version` the current one (one rename)."""
+        migrate(self._db)
+        _link_over(self._db, self._known(version), self._db)
+        return next(r for r in self.list() if r.data_version == version)
+
+    def drop(self, version: str) -> Release:
+        """Remove release `version`, its lines and vectors (unless another release names
+        them); never the current one."""
+        migrate(self._db)
+        path = self._known(version)
+        release = next(r for r in self.list(sizes=True) if r.data_version == version)
+        if release.current:
+            raise ReleaseError(
+                f"release {version!r} is the current one: make another current first"
+                " (edukg releases use VERSION)"
+            )
+        path.unlink()
+        store = self._stores.pop(version, None)
+        if store is not None:
+            store.close()
+        remove_unkept(self._db, set())
+        return release
+
+    def close(self) -> None:
+        """Let the releases' stores go."""
+        for store in self._stores.values():
+            store.close()
+        self._stores.clear()
