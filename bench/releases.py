@@ -122,7 +122,8 @@ def main() -> int:
         print(f"releases use, twice (two processes): {time.monotonic() - started:.2f} s")
         for version, size, current in _sizes(db):
             print(f"SQLite release {version}: {size_text(size)}{' (current)' if current else ''}")
-        total = sum(p.stat().st_size for p in tmp.iterdir() if p.is_file())
+        inodes = {p.stat().st_ino: p.stat().st_size for p in tmp.iterdir() if p.is_file()}
+        total = sum(inodes.values())
         print(f"SQLite directory with both (links counted once): {size_text(total)}")
         if args.pg:
             took = _load(args.export, args.pg, "1.0.0")

@@ -72,6 +72,8 @@ REQUESTS = [
     (f"/durable-skills/{demo_skill_id('COL')}", {}),
     (f"/durable-skills/{demo_skill_id('COL')}/children", {}),
     ("/academic-standards/00000000-0000-4000-8000-000000000000", {}),
+    ("/changes", {"from": "demo", "to": "demo"}),
+    ("/changes/summary", {"from": "demo", "to": "demo"}),
 ]
 # Ranked by words, each backend's own full-text ranking (BM25 against ts_rank_cd): the
 # one documented difference (docs/deployment.md). Compared by status and shape.

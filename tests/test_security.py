@@ -38,6 +38,8 @@ VALID: dict[str, str] = {
     "frameworkIdentifier": demo_skill_id("skills"),
     "academicSubject": "Mathematics",
     "query": "fractions",
+    "from": "demo",  # the demo's release, compared with itself
+    "to": "demo",
 }
 
 

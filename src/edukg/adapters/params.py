@@ -109,7 +109,7 @@ def _declare(field: dataclasses.Field[Any], hint: Any) -> Param:
     has_default = field.default is not dataclasses.MISSING
     return dataclasses.replace(
         meta,
-        name=field.name,
+        name=field.name.rstrip("_"),  # `from_` declares the parameter `from`
         kind=kind or "string",
         required=not has_default,
         repeat=info.kind == LIST,
@@ -219,7 +219,20 @@ def parse(params_type: type[P], query: dict[str, list[str]], path: dict[str, str
     Unknown query parameters are ignored, as most HTTP APIs do; a scalar given
     twice is refused, since silently picking one would hide a client's bug.
     """
-    return params_type(**parse_values(declared(params_type), query, path))
+    return instance(params_type, parse_values(declared(params_type), query, path))
+
+
+def instance(params_type: type[P], values: dict[str, Any]) -> P:
+    """The parameter object of values by parameter name (a field named for a Python
+    keyword has a trailing underscore: `from_` is the parameter `from`)."""
+    names = _FIELD_NAMES.get(params_type)
+    if names is None:
+        fields = dataclasses.fields(params_type)  # type: ignore[arg-type]
+        names = _FIELD_NAMES[params_type] = {f.name.rstrip("_"): f.name for f in fields}
+    return params_type(**{names[k]: v for k, v in values.items()})
+
+
+_FIELD_NAMES: dict[type, dict[str, str]] = {}
 
 
 def parse_values(

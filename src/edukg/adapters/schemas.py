@@ -64,6 +64,7 @@ def component_schemas() -> dict[str, Any]:
     _dependencies(schemas)
     _envelopes(schemas)
     _data_version(schemas)
+    _changes(schemas)
     return schemas
 
 
@@ -223,6 +224,43 @@ def _data_version(schemas: dict[str, Any]) -> None:
             "current": {"type": "boolean", "description": "Answers requests that name none"},
         },
     }
+
+
+def _changes(schemas: dict[str, Any]) -> None:
+    text, nullable = {"type": "string"}, {"type": "string", "nullable": True}
+    values = {"type": "object", "nullable": True, "additionalProperties": True}
+    schemas["Change"] = {
+        "type": "object",
+        "description": "One record that differs between two releases (edukg extension).",
+        "required": ["type", "label", "identifier", "change", "changedProperties"],
+        "properties": {
+            "type": {"$ref": "#/components/schemas/RecordTypeENUM"},
+            "label": {**text, "description": "The export's label"},
+            "identifier": {**text, "description": "The newer release's (a removed record: the older's)"},
+            "change": {"$ref": "#/components/schemas/ChangeKindENUM"},
+            "changedProperties": {"type": "array", "items": text,
+                                  "description": "For `modified`: the export properties that differ"},
+            "caseIdentifierUUID": {**nullable, "description": "Nodes"},
+            "statementCode": {**nullable, "description": "Nodes"},
+            "sourceIdentifier": {**text, "description": "Relationships"},
+            "targetIdentifier": {**text, "description": "Relationships"},
+            "before": {**values, "description": "With includeValues: the older values"},
+            "after": {**values, "description": "With includeValues: the newer values"},
+        },
+    }  # fmt: skip
+    count = {"type": "integer"}
+    schemas["ChangeSummary"] = {
+        "type": "object",
+        "required": ["from", "to", "counts"],
+        "properties": {
+            "from": text,
+            "to": text,
+            "counts": {"type": "array", "items": {
+                "type": "object", "required": ["label", "added", "removed", "modified"],
+                "properties": {"label": text, "added": count, "removed": count,
+                               "modified": count}}},
+        },
+    }  # fmt: skip
 
 
 def page_schema(item_schema: str) -> dict[str, Any]:

@@ -25,12 +25,13 @@ from edukg.adapters.docs_page import render_docs, security_headers
 from edukg.adapters.explorer import EXPLORER_PATH, Explorer
 from edukg.adapters.mcp import build_server, streamable_http_app
 from edukg.adapters.openapi import HEALTH_PATH, READY_PATH, build_openapi
-from edukg.adapters.params import parse_values
+from edukg.adapters.params import instance, parse_values
 from edukg.adapters.rest import OPERATIONS, Call
 from edukg.adapters.rest.base import Operation
 from edukg.app import caching
 from edukg.app.access import Access
 from edukg.app.case_mount import CASE_PATH, CaseEndpoint
+from edukg.app.diff_jobs import DiffJobs
 from edukg.app.mcp_mount import MCP_PATH, McpEndpoint
 from edukg.app.pinning import asks_for_release, pin, store_of
 from edukg.app.ratelimit import Limiter, MemoryLimiter, RedisLimiter
@@ -47,7 +48,16 @@ from edukg.model.errors import (
 )
 from edukg.services import graph as service
 from edukg.services import search as searching
-from edukg.store import KeyStore, Store, is_postgres, open_key_store, open_releases, open_store
+from edukg.services.changes import ChangeFeed
+from edukg.store import (
+    KeyStore,
+    Store,
+    is_postgres,
+    open_changes,
+    open_key_store,
+    open_releases,
+    open_store,
+)
 from edukg.store.base import DataInfo, StoreUnavailable
 
 log = logging.getLogger("edukg")
@@ -78,6 +88,10 @@ class EdukgApp:
         self.settings = settings
         self.store = store or open_store(settings.read_db or settings.db, settings.refresh)
         self.releases = open_releases(settings.read_db or settings.db, settings.refresh)
+        self.diff_jobs = DiffJobs(settings.db)
+        self.changes = ChangeFeed(
+            self.releases, open_changes(settings.read_db or settings.db), self.diff_jobs.start
+        )
         self.keys = keys or open_key_store(settings.db, create=False)
         if limiter is None:
             limiter = RedisLimiter(settings.redis) if settings.redis else MemoryLimiter()
@@ -148,8 +162,9 @@ class EdukgApp:
                 )
                 answer = self._complete(pending, *built)
         except ApiError as exc:
-            if isinstance(exc, Busy):
-                extra.append((b"retry-after", str(RETRY_AFTER).encode()))
+            retry = RETRY_AFTER if isinstance(exc, Busy) else getattr(exc, "retry_after", None)
+            if retry is not None:
+                extra.append((b"retry-after", str(retry).encode()))
             answer = error_answer(exc, request_id)
         await self._send(send, scope, answer, (request_id, started, extra, who))
 
@@ -288,7 +303,7 @@ class EdukgApp:
         if known is not None:
             return known
         values = parse_values(op.declared, query_of(scope), path)
-        parsed = (values, op.params(**values))
+        parsed = (values, instance(op.params, values))
         if len(self._recent) >= _RECENT_URLS:
             self._recent.pop(next(iter(self._recent)), None)
         self._recent[key] = parsed
@@ -306,7 +321,7 @@ class EdukgApp:
         version = f"{info.data_version}/{info.content_id}"
         if "Search" in op.tags:  # the same data answers differently once it is indexed
             version += ":" + searching.search_ranking(store)
-        if op.operation_id == "listDataVersions":  # changes with the kept releases
+        if "Data releases" in op.tags:  # answers change with the kept releases
             version += ":" + self.releases.stamp()
         # Keyed by what the handler reads, so parameters it ignores make no new entry.
         tag = caching.etag(
@@ -321,7 +336,8 @@ class EdukgApp:
     def _build(self, p: _Pending) -> tuple[bytes, Headers]:
         """Run the handler and encode its answer (safe on a worker thread: no shared state
         but the store, which is)."""
-        call = Call(p.op.operation_id, p.params, p.values, p.store, p.info, p.secret, self.releases)
+        call = Call(p.op.operation_id, p.params, p.values, p.store, p.info, p.secret,
+                    self.releases, self.changes)  # fmt: skip
         body = p.op.handler(call)
         verdict = p.store.integrity()
         if verdict == "checking" or verdict.startswith("damaged"):  # else: the file is sound
@@ -425,6 +441,8 @@ class EdukgApp:
                     self.io.close()
                 self.store.close()
                 self.releases.close()
+                self.changes.changes.close()
+                self.diff_jobs.close()
                 self.keys.close()
                 if isinstance(self.limiter, RedisLimiter):
                     self.limiter.close()

@@ -92,6 +92,13 @@ def print_summary(summary: LoadSummary) -> None:
     console.print(f"content id {summary.content_id[:16]}")
     for package in summary.case:
         _print_package(package)
+    if isinstance(summary.changes, str):
+        console.print(f"changes from the previous release: {summary.changes}")
+    elif summary.changes is not None:
+        c = summary.changes
+        console.print(f"changes from {c.older}: {c.total('added'):,} added, "
+                      f"{c.total('removed'):,} removed, {c.total('modified'):,} modified "
+                      f"({c.seconds:.1f} s; edukg diff {c.older} {c.newer})")  # fmt: skip
     if summary.dropped:
         console.print(f"dropped releases (--keep): {', '.join(summary.dropped)}")
     if summary.releases:

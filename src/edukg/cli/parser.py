@@ -12,6 +12,7 @@ from edukg.adapters.config import (
     DEFAULT_BURST,
 )
 from edukg.cli.data import cmd_demo, cmd_export, cmd_generate, cmd_index, cmd_load, cmd_mcp
+from edukg.cli.diff import cmd_diff
 from edukg.cli.keys import cmd_keys
 from edukg.cli.releases import cmd_releases
 from edukg.cli.serving import cmd_quickstart, cmd_serve
@@ -98,6 +99,17 @@ def _key_and_data_commands(sub: Any) -> None:
     c = _with_db(rsub.add_parser("drop", help="remove a kept release (never the current one)"))
     c.add_argument("version")
     releases.set_defaults(func=cmd_releases)
+
+    c = _with_db(sub.add_parser("diff", help="what changed between two kept releases"))
+    c.add_argument("older", help="the older release, e.g. 1.11.0")
+    c.add_argument("newer", help="the newer release, e.g. 1.12.0")
+    c.add_argument(
+        "--ndjson",
+        action="store_true",
+        help="every change with its before/after values, one JSON object per line",
+    )
+    c.add_argument("--quiet", action="store_true", help="compute and keep them; print nothing")
+    c.set_defaults(func=cmd_diff)
 
     c = _with_db(sub.add_parser("demo", help="build the synthetic demo graph into the database"))
     c.set_defaults(func=cmd_demo)

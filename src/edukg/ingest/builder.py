@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import gc
 import hashlib
-import logging
 import tempfile
 import time
 from collections.abc import Iterable, Iterator
@@ -21,8 +20,10 @@ import orjson
 
 from edukg.ingest.case_import import CaseImport, PackageOutcome, index_export
 from edukg.ingest.case_package import Package, looks_like_package, read_package
+from edukg.ingest.changes import ChangeOutcome
 from edukg.ingest.derive import RULES
 from edukg.ingest.errors import LoadError
+from edukg.ingest.kept import current_release, settle
 from edukg.ingest.normalize import BadValue, encode, typed
 from edukg.ingest.reader import (
     RELATIONSHIP_FILES,
@@ -36,18 +37,15 @@ from edukg.model.clock import utc_timestamp
 from edukg.model.vocabulary import CURRICULUM_KINDS, KIND_BY_LABEL, grade_mask
 from edukg.store import (
     Release,
-    ReleaseError,
     database_errors,
     is_postgres,
     open_loader,
-    open_releases,
     open_store,
 )
 from edukg.store.base import DATA_VERSION, Loader
 from edukg.store.sqlite_load import DocRow, EdgeRow, FigureRow, NodeRow
 
 _BATCH = 20000
-log = logging.getLogger("edukg.load")
 
 # (name for messages, its lines as (line number, bytes))
 NamedLines = tuple[str, Iterable[tuple[int, bytes]]]
@@ -69,6 +67,7 @@ class LoadSummary:
     seconds: float = 0.0
     case: list[PackageOutcome] = field(default_factory=list)  # what each CASE package did
     releases: list[Release] = field(default_factory=list)  # kept after the load, with sizes
+    changes: ChangeOutcome | str | None = None  # from the previous current, or why not
     dropped: list[str] = field(default_factory=list)  # releases `keep` dropped
 
 
@@ -189,6 +188,7 @@ def build(
     _check_arguments(data_version, keep)
     started = time.monotonic()
     summary = LoadSummary(data_version=data_version, content_id="")
+    previous = current_release(db)
     try:
         loader = open_loader(db)
     except Exception as exc:
@@ -244,7 +244,7 @@ def build(
     summary.duplicate_relationships = summary.relationship_lines - sum(
         summary.relationship_counts.values()
     )
-    summary.dropped, summary.releases = _kept(db, keep)
+    summary.changes, summary.dropped, summary.releases = settle(db, previous, data_version, keep)
     summary.seconds = time.monotonic() - started
     return summary
 
@@ -257,27 +257,6 @@ def _check_arguments(data_version: str, keep: int | None) -> None:
             f"data version {data_version!r} is not a version: 1-64 letters, digits, '.', '_'"
             " or '-', starting with a letter or digit (e.g. 1.11.0); nothing was changed"
         )
-
-
-def _kept(db: str, keep: int | None) -> tuple[list[str], list[Release]]:
-    """Drop the oldest releases beyond `keep`; the releases kept, with their sizes. The
-    load is done by now: a failure here is reported, not raised."""
-    releases = open_releases(db)
-    dropped: list[str] = []
-    try:
-        found = releases.list(sizes=True)
-        if keep is not None:
-            older = [r for r in found if not r.current]
-            for release in older[: max(0, len(found) - keep)]:
-                releases.drop(release.data_version)
-                dropped.append(release.data_version)
-            found = releases.list(sizes=True)
-        return dropped, found
-    except database_errors(ReleaseError, OSError) as exc:
-        log.warning("the kept releases could not be listed or pruned: %s", exc)
-        return dropped, []
-    finally:
-        releases.close()
 
 
 def _refuse_half_export(summary: LoadSummary, label_lines: str, relationships_named: bool) -> None:

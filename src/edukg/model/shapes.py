@@ -52,6 +52,8 @@ NormalizedStatementType = Annotated[
 ]
 Language = Annotated[Literal["en-US", "es-US"], EnumName("Language")]
 ScopeView = Annotated[Literal["summary", "full"], EnumName("ScopeView")]
+RecordType = Annotated[Literal["node", "relationship"], EnumName("RecordType")]
+ChangeKind = Annotated[Literal["added", "removed", "modified"], EnumName("ChangeKind")]
 
 ENUM_TYPES = (
     Jurisdiction,
@@ -61,6 +63,8 @@ ENUM_TYPES = (
     NormalizedStatementType,
     Language,
     ScopeView,
+    RecordType,
+    ChangeKind,
 )
 
 

@@ -275,6 +275,7 @@
         <dt>Jurisdiction</dt><dd>${esc(s.jurisdiction)}</dd>
         <dt>Attribution</dt><dd>${esc(s.attributionStatement)}</dd>
         <dt>License</dt><dd>${s.license ? `<a href="${esc(s.license)}">${esc(s.license)}</a>` : "—"}</dd>
+        <dt>Last changed</dt><dd id="last-changed">…</dd>
       </dl>
       <h2 id="prog-h">Learning progression</h2>
       ${before.length || after.length ? `<div class="graph">${progressionSvg(s, before, after)}</div>` : '<p class="muted">No progression links for this standard.</p>'}
@@ -290,11 +291,118 @@
       <h2>Aligned lessons</h2>
       ${lessons.length ? `<ul>${lessons.map((l) => `<li>${esc(l.name)} <span class="muted">${esc(l.ordinalName || "")} · ${esc(l.courseCode || "")} · ${esc((l.curriculumAlignmentType || []).join(", "))}</span></li>`).join("")}</ul>` : '<p class="muted">None in the data.</p>'}`;
     say("");
+    lastChanged(s).catch(() => { main.querySelector("#last-changed").textContent = "—"; });
+  }
+
+  // The release in which a record last changed, among the loaded ones up to the one shown.
+  async function lastChanged(record) {
+    const box = main.querySelector("#last-changed");
+    const releases = await all("/data-versions");
+    const shown = sessionStorage.getItem(RELEASE) || (releases.find((r) => r.current) || {}).dataVersion;
+    for (let i = releases.findIndex((r) => r.dataVersion === shown); i > 0; i--) {
+      const from = releases[i - 1].dataVersion, to = releases[i].dataVersion;
+      try {
+        const page = await api("/changes", { from, to, identifier: record.identifier, limit: 1 });
+        if (page.data.length) {
+          const c = page.data[0];
+          box.innerHTML = `${esc(c.change === "added" ? "Added" : "Changed")} in release <a href="${link("/changes")}?${new URLSearchParams({ from, to })}">${esc(to)}</a>${c.changedProperties.length ? ` (${esc(c.changedProperties.join(", "))})` : ""}`;
+          return;
+        }
+      } catch (err) {
+        if (err instanceof Problem && err.status === 503) { box.textContent = `Not known yet: the changes up to ${to} are being computed.`; return; }
+        throw err;
+      }
+    }
+    box.textContent = releases.length > 1 ? `Unchanged in the loaded releases up to ${shown}.` : "Only one release is loaded.";
+  }
+
+  // ---- what changed between two releases ---------------------------------------------
+  let routed = 0;  // counts route() calls: a view whose route was overtaken stops drawing
+
+  async function changesPage() {
+    document.title = "What changed · edukg explorer";
+    const mine = routed;
+    const releases = await all("/data-versions");
+    if (mine !== routed) return;
+    if (releases.length < 2) {
+      main.innerHTML = '<h1>What changed</h1><p>Only one release is loaded here: there is nothing to compare.</p>';
+      say("");
+      return;
+    }
+    const q = new URLSearchParams(location.search), names = releases.map((r) => r.dataVersion);
+    const current = Math.max(1, releases.findIndex((r) => r.current));
+    const to = names.includes(q.get("to")) ? q.get("to") : names[current];
+    const from = names.includes(q.get("from")) ? q.get("from") : names[Math.max(0, names.indexOf(to) - 1)];
+    const label = q.get("label") || "", change = q.get("change") || "";
+    const options = (chosen) => names.map((v) => `<option${v === chosen ? " selected" : ""}>${esc(v)}</option>`).join("");
+    main.innerHTML = `<h1>What changed</h1>
+      <div class="filters">
+        <label for="from">From <select id="from">${options(from)}</select></label>
+        <label for="to">To <select id="to">${options(to)}</select></label>
+        <label for="label">Label <select id="label"><option value="">All</option></select></label>
+        <label for="change">Change <select id="change"><option value="">All</option><option>added</option><option>removed</option><option>modified</option></select></label>
+      </div>
+      <table id="counts"><thead><tr><th scope="col">Label</th><th scope="col">Added</th><th scope="col">Removed</th><th scope="col">Modified</th></tr></thead><tbody></tbody></table>
+      <h2>Records</h2><ul class="plain fw-list" id="changes" aria-label="Changed records"></ul>
+      <button type="button" id="more" hidden>More</button>`;
+    const f = (sel) => main.querySelector(sel);
+    const go = () => {
+      const next = new URLSearchParams({ from: f("#from").value, to: f("#to").value });
+      if (f("#label").value) next.set("label", f("#label").value);
+      if (f("#change").value) next.set("change", f("#change").value);
+      history.pushState(null, "", `${link("/changes")}?${next}`);
+      route();
+    };
+    let summary;
+    try {
+      summary = await api("/changes/summary", { from, to });
+      if (mine !== routed) return;
+    } catch (err) {
+      if (!(err instanceof Problem && err.status === 503)) throw err;
+      const wait = Number(err.retryAfter) || 5;
+      say(`The changes from ${from} to ${to} are being computed; this page looks again in ${wait} seconds.`);
+      setTimeout(() => { if (location.pathname.endsWith("/changes")) route(); }, wait * 1000);
+      return;
+    }
+    for (const c of summary.counts) f("#label").append(new Option(c.label, c.label));
+    f("#label").value = label;
+    f("#change").value = change;
+    for (const sel of ["#from", "#to", "#label", "#change"]) f(sel).onchange = go;
+    f("#counts tbody").innerHTML = summary.counts.map((c) => `<tr><th scope="row">${esc(c.label)}</th><td>${c.added}</td><td>${c.removed}</td><td>${c.modified}</td></tr>`).join("")
+      || '<tr><td colspan="4">No record changed.</td></tr>';
+    let cursor = null, shown = 0;
+    const more = async () => {
+      const page = await api("/changes", { from, to, label, change, limit: 100, cursor });
+      if (mine !== routed) return;
+      page.data.forEach((c) => f("#changes").append(changeItem(c, c.change === "removed" ? from : to)));
+      shown += page.data.length;
+      cursor = page.pagination.nextCursor;
+      f("#more").hidden = !page.pagination.hasMore;
+      say(`${shown} changed records shown, from ${from} to ${to}.`);
+    };
+    f("#more").onclick = () => more().catch((err) => say(explain(err), true));
+    await more();
+  }
+
+  function changeItem(c, release) {  // linked to its page in the release where it exists
+    const page = !c.caseIdentifierUUID ? null
+      : c.label === "StandardsFramework" ? `/frameworks/${c.caseIdentifierUUID}`
+      : c.label === "StandardsFrameworkItem" ? `/standards/${c.caseIdentifierUUID}` : null;
+    const name = c.type === "node" ? (c.statementCode || c.identifier) : `${c.sourceIdentifier} → ${c.targetIdentifier}`;
+    const shown = page ? `<a href="${link(page)}?release=${encodeURIComponent(release)}">${esc(name)}</a>` : esc(name);
+    const what = c.changedProperties.length ? ` <span class="muted">${esc(c.changedProperties.join(", "))}</span>` : "";
+    return el(`<li><span class="chip">${esc(c.change)}</span><span class="chip">${esc(c.label)}</span> ${shown}${what}</li>`);
   }
 
   // ---- routing -----------------------------------------------------------------------
   async function route() {
+    routed += 1;
     const path = location.pathname.startsWith(ROOT) ? location.pathname.slice(ROOT.length) : "/";
+    const asked = new URLSearchParams(location.search).get("release");  // a link into a release
+    if (asked !== null) {
+      if (asked) sessionStorage.setItem(RELEASE, asked); else sessionStorage.removeItem(RELEASE);
+      if ([...releasePick.options].some((o) => o.value === asked)) releasePick.value = asked;
+    }
     if (!sessionStorage.getItem(KEY)) {
       main.innerHTML = `<h1>Welcome</h1><p>Enter your API key above to browse frameworks, read standards and see how they connect.</p>`;
       say("Enter your API key to start.");
@@ -306,6 +414,7 @@
       let m;
       if ((m = /^\/standards\/([0-9a-fA-F-]{36})\/?$/.exec(path))) await standardPage(m[1]);
       else if ((m = /^\/frameworks\/([0-9a-fA-F-]{36})\/?$/.exec(path))) await framework(m[1]);
+      else if (/^\/changes\/?$/.test(path)) await changesPage();
       else await home();
       const h1 = main.querySelector("h1");
       if (h1) { h1.tabIndex = -1; }
@@ -319,7 +428,7 @@
     const a = ev.target.closest("a[href]");
     if (!a || a.origin !== location.origin || !a.pathname.startsWith(ROOT) || ev.ctrlKey || ev.metaKey || ev.shiftKey) return;
     ev.preventDefault();
-    history.pushState(null, "", a.pathname);
+    history.pushState(null, "", a.pathname + a.search);
     route().then(() => main.focus());
   });
   window.addEventListener("popstate", route);
@@ -340,5 +449,7 @@
     sessionStorage.removeItem(KEY); sessionStorage.removeItem(RELEASE); keyInput.placeholder = "ekg_..."; route();
   });
   if (sessionStorage.getItem(KEY)) keyInput.placeholder = "key set for this tab";
+  const prefixed = /^\/releases\/([^/]+)\//.exec(location.pathname);  // opened as /releases/X/explore
+  if (prefixed) sessionStorage.setItem(RELEASE, decodeURIComponent(prefixed[1]));
   loadReleases().then(route);
 })();

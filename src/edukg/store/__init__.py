@@ -9,6 +9,8 @@ from __future__ import annotations
 import sqlite3
 
 from edukg.store.base import (
+    ChangeFilter,
+    ChangeStore,
     DataInfo,
     Indexer,
     KeyInfo,
@@ -82,6 +84,18 @@ def open_releases(db: str, refresh: float = 1.0) -> Releases:
     return SqliteReleases(db)
 
 
+def open_changes(db: str) -> ChangeStore:
+    """The changes kept between the releases of `db` (SQLite: the file `<db>.changes`)."""
+    if is_postgres(db):
+        require_postgres()
+        from edukg.store.postgres_changes import PostgresChanges  # noqa: PLC0415
+
+        return PostgresChanges(db)
+    from edukg.store.sqlite_changes import SqliteChanges  # noqa: PLC0415
+
+    return SqliteChanges(db)
+
+
 def open_key_store(db: str, create: bool = True) -> KeyStore:
     """The API-key store that belongs to a `--db` value (always the primary).
 
@@ -124,6 +138,8 @@ def open_indexer(db: str) -> Indexer | None:
 
 __all__ = [
     "BackendMissing",
+    "ChangeFilter",
+    "ChangeStore",
     "DataInfo",
     "Indexer",
     "KeyInfo",
@@ -134,6 +150,7 @@ __all__ = [
     "Row",
     "Store",
     "is_postgres",
+    "open_changes",
     "open_indexer",
     "open_key_store",
     "open_releases",

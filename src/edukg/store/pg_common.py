@@ -28,6 +28,15 @@ CREATE TABLE IF NOT EXISTS edukg.releases (
   schema_name  text NOT NULL,
   loaded_at    timestamptz NOT NULL DEFAULT now()
 );
+CREATE TABLE IF NOT EXISTS edukg.change_pairs (
+  pair text PRIMARY KEY, state text NOT NULL, heartbeat double precision NOT NULL, counts text
+);
+CREATE TABLE IF NOT EXISTS edukg.changes (
+  pair text NOT NULL, key text COLLATE "C" NOT NULL, type text NOT NULL, label text NOT NULL,
+  change text NOT NULL, identifier text NOT NULL, doc bytea NOT NULL, vals bytea NOT NULL,
+  PRIMARY KEY (pair, key)
+);
+CREATE INDEX IF NOT EXISTS changes_of_record ON edukg.changes (pair, identifier);
 CREATE TABLE IF NOT EXISTS edukg.embeddings (key bytea PRIMARY KEY, vec bytea NOT NULL);
 CREATE TABLE IF NOT EXISTS edukg.secret (id integer PRIMARY KEY CHECK (id = 1), value bytea NOT NULL);
 CREATE TABLE IF NOT EXISTS edukg.api_keys (

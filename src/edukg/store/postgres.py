@@ -264,8 +264,9 @@ class PostgresStore(Connections):
         )
         return [Edge(i, label, s, t, bytes(line)) for i, label, s, t, line in rows]
 
-    def export_lines(self, relationships: bool) -> Iterator[bytes]:
-        """Stored lines, ordered by identifier, streamed through a server-side cursor."""
+    def export_lines(self, relationships: bool, by_ends: bool = False) -> Iterator[bytes]:
+        """Stored lines, ordered by identifier (or, `by_ends`, relationships by label,
+        source, target and identifier), streamed through a server-side cursor."""
         schema = self._current(force=True)
         if schema is None:
             return
@@ -275,8 +276,11 @@ class PostgresStore(Connections):
             conn.transaction(),
             conn.cursor(name="edukg_export") as cursor,
         ):
+            order = "identifier"
+            if relationships and by_ends:  # byte order, as SQLite's and Python's
+                order = 'label COLLATE "C", source, target, identifier'
             cursor.execute(
-                pgsql.SQL("SELECT line FROM {}.{} ORDER BY identifier").format(
+                pgsql.SQL("SELECT line FROM {}.{} ORDER BY " + order).format(
                     pgsql.Identifier(schema), pgsql.Identifier(table)
                 )
             )

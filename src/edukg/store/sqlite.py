@@ -279,16 +279,18 @@ class SqliteStore:
         self._vectors = (content_id, matrix)
         return matrix
 
-    def export_lines(self, relationships: bool) -> Iterator[bytes]:
-        """The loaded records' lines as read, ordered by identifier (last one of each wins)."""
+    def export_lines(self, relationships: bool, by_ends: bool = False) -> Iterator[bytes]:
+        """The loaded records' lines as read, ordered by identifier (last one of each wins)
+        or, `by_ends`, relationships by label, source, target and identifier."""
         conn = self._connection(refresh=True)
         if conn is None:
             return
         (name,) = conn.execute("SELECT value FROM meta WHERE key = 'lines'").fetchone()
         table = "edges" if relationships else "nodes"
+        order = "label, source, target, identifier" if relationships and by_ends else "identifier"
         with open(os.path.join(os.path.dirname(os.path.abspath(self._path)), name), "rb") as f:
             fd = f.fileno()
-            for pos, length in conn.execute(f"SELECT pos, len FROM {table} ORDER BY identifier"):
+            for pos, length in conn.execute(f"SELECT pos, len FROM {table} ORDER BY {order}"):
                 yield os.pread(fd, length, pos)
 
     def edges(self, identifiers: Sequence[str]) -> list[Edge]:

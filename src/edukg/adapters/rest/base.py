@@ -12,6 +12,7 @@ from typing import Any, Generic, TypeVar
 
 from edukg.adapters.params import Param, declared
 from edukg.services import graph as service
+from edukg.services.changes import ChangeFeed
 from edukg.services.pagination import decode_cursor, page_body, query_key
 from edukg.store.base import DataInfo, Releases, Store
 
@@ -30,6 +31,7 @@ class Call(Generic[P]):
     info: DataInfo
     cursor_secret: bytes  # signs the cursors this request issues, checks the one it got
     releases: Releases | None = None  # the server's kept releases (listDataVersions)
+    changes: ChangeFeed | None = None  # the changes between them (listChanges)
 
     def after(self) -> str | None:
         """The identifier to continue after, from this request's cursor."""

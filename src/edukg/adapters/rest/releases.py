@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Annotated, Any
 
-from edukg.adapters.params import Cursor, Limit
-from edukg.adapters.rest.base import Call, Operation
+from edukg.adapters.params import Cursor, Limit, Param
+from edukg.adapters.rest.base import Call, Operation, ref
 from edukg.adapters.schemas import page_schema
+from edukg.model.shapes import ChangeKind, RecordType
 from edukg.services import releases as service
+from edukg.store.base import ChangeFilter
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -23,7 +26,7 @@ def _list(call: Call[ListDataVersions]) -> bytes:
     return call.page(service.data_versions(call.releases, call.after(), call.params.limit))
 
 
-OPERATIONS = (
+OPERATIONS: tuple[Operation[Any], ...] = (
     Operation(
         path="/data-versions",
         operation_id="listDataVersions",
@@ -37,5 +40,87 @@ OPERATIONS = (
         response_schema=page_schema("DataVersion"),
         params=ListDataVersions,
         tags=("Data releases",),
+    ),
+)
+
+
+_RELEASE = "a kept release, e.g. 1.11.0 (GET data-versions lists them)"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ListChanges:
+    """Parameters of listChanges."""
+
+    from_: Annotated[str, Param(f"The older release: {_RELEASE}", max_length=64)]
+    to: Annotated[str, Param(f"The newer release: {_RELEASE}", max_length=64)]
+    type: Annotated[RecordType | None, Param("Only nodes, or only relationships")] = None
+    label: Annotated[
+        str | None, Param("Only records of this export label, e.g. hasStandardAlignment",
+                          max_length=100)
+    ] = None  # fmt: skip
+    change: Annotated[ChangeKind | None, Param("Only added, removed or modified records")] = None
+    identifier: Annotated[
+        str | None, Param("Only the record with this identifier", max_length=256)
+    ] = None
+    includeValues: Annotated[
+        bool, Param("Add `before` and `after`: the property values (for a modified record,"
+                    " the changed ones)")
+    ] = False  # fmt: skip
+    limit: Limit = 100
+    cursor: Cursor = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ChangeSummary:
+    """Parameters of getChangeSummary."""
+
+    from_: Annotated[str, Param(f"The older release: {_RELEASE}", max_length=64)]
+    to: Annotated[str, Param(f"The newer release: {_RELEASE}", max_length=64)]
+
+
+def _changes(call: Call[ListChanges]) -> bytes:
+    p = call.params
+    assert call.changes is not None  # the app always passes its change feed
+    where = ChangeFilter(p.type, p.label, p.change, p.identifier)
+    page = call.changes.page(p.from_, p.to, where, call.after(), p.limit, p.includeValues)
+    return call.page(page)
+
+
+def _summary(call: Call[ChangeSummary]) -> bytes:
+    assert call.changes is not None
+    return call.changes.summary(call.params.from_, call.params.to)
+
+
+_CHANGES_ABOUT = (
+    "edukg extension. What changed from release `from` to release `to`, record by record:"
+    " a node is the same node when its identifier is; a relationship when its label,"
+    " source and target are. Only the export's own properties are compared, typed."
+    " Nodes first, then relationships, in a stable order. Until the changes of a pair are"
+    " computed (at the load that made `to` current; any other pair on its first request,"
+    " in the background) the answer is 503 with Retry-After."
+)
+OPERATIONS += (
+    Operation(
+        path="/changes",
+        operation_id="listChanges",
+        summary="What changed between two releases",
+        description=_CHANGES_ABOUT,
+        handler=_changes,
+        response_schema=page_schema("Change"),
+        params=ListChanges,
+        tags=("Data releases",),
+        not_found=True,
+    ),
+    Operation(
+        path="/changes/summary",
+        operation_id="getChangeSummary",
+        summary="How many records changed between two releases, by label",
+        description="edukg extension. Counts of added, removed and modified records per"
+        " export label (see listChanges).",
+        handler=_summary,
+        response_schema=ref("ChangeSummary"),
+        params=ChangeSummary,
+        tags=("Data releases",),
+        not_found=True,
     ),
 )

@@ -1,0 +1,195 @@
+"""What changed between two releases, record by record, computed once per pair and kept.
+
+A node is the same node in both releases when its identifier is; a relationship is the
+same when its label, source and target are (hasChild identifiers are random and may be
+new in every release). Only the export's own properties are compared, typed (so "true"
+and true are equal); what edukg derives never makes a change. Both releases' lines are
+read in key order and merged, so memory stays flat whatever their size.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from itertools import groupby
+from typing import Any
+
+import orjson
+
+from edukg.ingest.normalize import typed
+from edukg.store import ChangeStore, Releases, Store
+from edukg.store.base import ChangeRow, pair_name
+
+_BATCH = 5000
+ADDED, REMOVED, MODIFIED = "added", "removed", "modified"
+CHANGES = (ADDED, REMOVED, MODIFIED)
+_SEP = "\x1f"  # between the parts of a paging key: below every printable character
+
+
+class ChangesPending(Exception):
+    """Another process is computing this pair now."""
+
+
+@dataclass
+class ChangeOutcome:
+    """What `ensure` found or computed: counts by label and change."""
+
+    older: str
+    newer: str
+    pair: str = ""  # its name in the change store
+    counts: dict[str, dict[str, int]] = field(default_factory=dict)
+    computed: bool = False  # False: it was already kept
+    seconds: float = 0.0
+
+    def total(self, change: str | None = None) -> int:
+        """Changes of one kind (or all)."""
+        return sum(n for per in self.counts.values() for c, n in per.items() if change in (None, c))
+
+
+# (match key, identifier, label, the parsed record)
+_Keyed = tuple[tuple[str, ...], str, str, dict[str, Any]]
+
+
+def _nodes(store: Store) -> Iterator[_Keyed]:
+    for line in store.export_lines(False):
+        record = orjson.loads(line)
+        identifier = record["identifier"]
+        yield (identifier,), identifier, record["labels"][0], record
+
+
+def _relationships(store: Store) -> Iterator[_Keyed]:
+    for line in store.export_lines(True, by_ends=True):
+        record = orjson.loads(line)
+        ends = (record["label"], record["source_identifier"], record["target_identifier"])
+        yield ends, record["identifier"], record["label"], record
+
+
+def _paired(older: Iterator[_Keyed], newer: Iterator[_Keyed]) -> Iterator[tuple[Any, Any]]:
+    """(older, newer) records of each key in both orders' merge; None where one lacks it.
+    Records sharing a key (rare: relationships with the same ends) pair up in order."""
+    a = groupby(older, key=lambda r: r[0])
+    b = groupby(newer, key=lambda r: r[0])
+    left, right = next(a, None), next(b, None)
+    while left is not None or right is not None:
+        if right is None or (left is not None and left[0] < right[0]):
+            assert left is not None
+            for record in left[1]:
+                yield record, None
+            left = next(a, None)
+        elif left is None or right[0] < left[0]:
+            for record in right[1]:
+                yield None, record
+            right = next(b, None)
+        else:
+            olds, news = list(left[1]), list(right[1])
+            for n in range(max(len(olds), len(news))):
+                yield (olds[n] if n < len(olds) else None), (news[n] if n < len(news) else None)
+            left, right = next(a, None), next(b, None)
+
+
+def _changed(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
+    # A record's `identifier` property repeats its identity: a renewed hasChild
+    # identifier is the same relationship, not a modified one.
+    names = (before.keys() | after.keys()) - _IDENTITY
+    return sorted(k for k in names if before.get(k) != after.get(k))
+
+
+_IDENTITY = frozenset({"identifier"})
+
+
+def _row(kind: str, old: _Keyed | None, new: _Keyed | None) -> ChangeRow | None:
+    """The change between two records of one key, or None when they are the same."""
+    if old is not None and new is not None and old[3].get("properties") == new[3].get("properties"):
+        return None  # the common case: not even typing is needed
+    before = typed(old[3].get("properties") or {}) if old is not None else None
+    after = typed(new[3].get("properties") or {}) if new is not None else None
+    if before is not None and after is not None:
+        names = _changed(before, after)
+        if not names:
+            return None
+        change = MODIFIED
+        before = {k: before.get(k) for k in names}
+        after = {k: after.get(k) for k in names}
+    else:
+        names = []
+        change = ADDED if old is None else REMOVED
+    shown = new if new is not None else old
+    assert shown is not None
+    _, identifier, label, record = shown
+    doc: dict[str, Any] = {"type": kind, "label": label, "identifier": identifier,
+                           "change": change, "changedProperties": names}  # fmt: skip
+    props = record.get("properties") or {}
+    if kind == "node":
+        doc["caseIdentifierUUID"] = props.get("caseIdentifierUUID")
+        doc["statementCode"] = props.get("statementCode")
+        key = f"n{_SEP}{identifier}"
+    else:
+        doc["sourceIdentifier"] = record["source_identifier"]
+        doc["targetIdentifier"] = record["target_identifier"]
+        key = _SEP.join(("r", *shown[0], identifier))
+    values = b',"before":' + orjson.dumps(before) + b',"after":' + orjson.dumps(after)
+    return key, kind, label, change, identifier, orjson.dumps(doc), values
+
+
+def diff(older: Store, newer: Store) -> Iterator[ChangeRow]:
+    """Every change from `older` to `newer`: nodes, then relationships, in key order."""
+    for kind, read in (("node", _nodes), ("relationship", _relationships)):
+        for old, new in _paired(read(older), read(newer)):
+            row = _row(kind, old, new)
+            if row is not None:
+                yield row
+
+
+def compute(older: Store, newer: Store, changes: ChangeStore, pair: str) -> dict[str, Any]:
+    """Write the pair's changes in batches (claimed by the caller); their counts."""
+    counts: dict[str, dict[str, int]] = {}
+    batch: list[ChangeRow] = []
+    for row in diff(older, newer):
+        per = counts.setdefault(row[2], dict.fromkeys(CHANGES, 0))
+        per[row[3]] += 1
+        batch.append(row)
+        if len(batch) >= _BATCH:
+            changes.add(pair, batch)
+            batch = []
+    if batch:
+        changes.add(pair, batch)
+    return dict(sorted(counts.items()))
+
+
+def ensure(
+    releases: Releases, changes: ChangeStore, older: str, newer: str, wait: float = 0.0
+) -> ChangeOutcome:
+    """The changes from release `older` to release `newer`: kept ones, or computed now.
+
+    LookupError when a release is not kept; ChangesPending when another process is
+    computing them (after waiting up to `wait` seconds for it to finish).
+    """
+    started = time.monotonic()
+    stores = [releases.store(v) for v in (older, newer)]
+    infos = [s.info() if s is not None else None for s in stores]
+    if infos[0] is None or infos[1] is None or stores[0] is None or stores[1] is None:
+        kept = ", ".join(r.data_version for r in releases.list()) or "none"
+        missing = older if infos[0] is None else newer
+        raise LookupError(f"no release {missing!r} is kept here (kept: {kept})")
+    pair = pair_name(infos[0].content_id, infos[1].content_id)
+    outcome = ChangeOutcome(older, newer, pair)
+    if infos[0].content_id == infos[1].content_id:
+        return outcome  # the same records: nothing changed
+    while changes.state(pair) != "complete":
+        if changes.claim(pair):
+            try:
+                outcome.counts = compute(stores[0], stores[1], changes, pair)
+            except BaseException:
+                changes.abandon(pair)
+                raise
+            changes.finish(pair, outcome.counts)
+            outcome.computed = True
+            outcome.seconds = time.monotonic() - started
+            return outcome
+        if time.monotonic() - started >= wait:
+            raise ChangesPending(f"the changes from {older} to {newer} are being computed")
+        time.sleep(0.5)
+    outcome.counts = changes.counts(pair) or {}
+    outcome.seconds = time.monotonic() - started
+    return outcome
