@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import re
-import resource
 import shutil
 import subprocess
 import sys
@@ -91,14 +90,19 @@ def _ends(line: bytes) -> set[str]:
     return {m.decode() for m in _END.findall(line)}
 
 
+# `edukg` that prints its own peak resident KiB last on stderr.
+_MEASURED = [sys.executable, "-c", "import resource, sys; from edukg.cli import main; rc = main("
+             "sys.argv[1:]); print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,"
+             " file=sys.stderr); sys.exit(rc)"]  # fmt: skip
+
+
 def _run(args: list[str]) -> tuple[float, str, int]:
-    """Seconds, stdout, and the peak resident KiB of the process."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    """Seconds, stdout, and the peak resident KiB the command printed (else 0)."""
     started = time.monotonic()
     done = subprocess.run(args, check=True, capture_output=True, text=True)
     took = time.monotonic() - started
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    return took, done.stdout, peak if peak > before else -1
+    last = (done.stderr.strip().splitlines() or ["0"])[-1]
+    return took, done.stdout, int(last) if last.isdigit() else 0
 
 
 def _measure(db: str, first: Path, second: Path, where: str, disk: Path | None) -> None:
@@ -108,8 +112,8 @@ def _measure(db: str, first: Path, second: Path, where: str, disk: Path | None) 
                           "--no-index"])  # fmt: skip
     line = next((x for x in out.splitlines() if x.startswith("changes from")), "(none)")
     print(f"{where}: load 1.0.0 {load1:.1f} s, load 2.0.0 {load2:.1f} s; {line}")
-    took, _, peak = _run([*EDUKG, "diff", "2.0.0", "1.0.0", "--quiet", "--db", db])
-    shown = f"{peak / 1024:.0f} MiB" if peak > 0 else "below an earlier child's peak"
+    took, _, peak = _run([*_MEASURED, "diff", "2.0.0", "1.0.0", "--quiet", "--db", db])
+    shown = f"{peak / 1024:.0f} MiB"
     print(f"{where}: diff 2.0.0 -> 1.0.0 (a pair no load computed) {took:.1f} s, peak RSS {shown}")
     _, table, _ = _run([*EDUKG, "diff", "1.0.0", "2.0.0", "--db", db])
     print(table)

@@ -10,9 +10,8 @@ read in key order and merged, so memory stays flat whatever their size.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from itertools import groupby
 from typing import Any
 
 import orjson
@@ -51,41 +50,56 @@ class ChangeOutcome:
 _Keyed = tuple[tuple[str, ...], str, str, dict[str, Any]]
 
 
-def _nodes(store: Store) -> Iterator[_Keyed]:
-    for line in store.export_lines(False):
-        record = orjson.loads(line)
-        identifier = record["identifier"]
-        yield (identifier,), identifier, record["labels"][0], record
+def _node(line: bytes) -> _Keyed:
+    record = orjson.loads(line)
+    identifier = record["identifier"]
+    return (identifier,), identifier, record["labels"][0], record
 
 
-def _relationships(store: Store) -> Iterator[_Keyed]:
-    for line in store.export_lines(True, by_ends=True):
-        record = orjson.loads(line)
-        ends = (record["label"], record["source_identifier"], record["target_identifier"])
-        yield ends, record["identifier"], record["label"], record
+def _relationship(line: bytes) -> _Keyed:
+    record = orjson.loads(line)
+    ends = (record["label"], record["source_identifier"], record["target_identifier"])
+    return ends, record["identifier"], record["label"], record
 
 
-def _paired(older: Iterator[_Keyed], newer: Iterator[_Keyed]) -> Iterator[tuple[Any, Any]]:
-    """(older, newer) records of each key in both orders' merge; None where one lacks it.
-    Records sharing a key (rare: relationships with the same ends) pair up in order."""
-    a = groupby(older, key=lambda r: r[0])
-    b = groupby(newer, key=lambda r: r[0])
-    left, right = next(a, None), next(b, None)
-    while left is not None or right is not None:
-        if right is None or (left is not None and left[0] < right[0]):
-            assert left is not None
-            for record in left[1]:
-                yield record, None
-            left = next(a, None)
-        elif left is None or right[0] < left[0]:
-            for record in right[1]:
-                yield None, record
-            right = next(b, None)
+class _Side:
+    """One release's lines in key order, each parsed only if it must be."""
+
+    def __init__(self, lines: Iterator[bytes], parse: Callable[[bytes], _Keyed]) -> None:
+        self._lines = lines
+        self._parse = parse
+        self.line: bytes | None = None
+        self._record: _Keyed | None = None
+        self.advance()
+
+    def advance(self) -> None:
+        self.line, self._record = next(self._lines, None), None
+
+    def record(self) -> _Keyed:
+        if self._record is None:
+            assert self.line is not None
+            self._record = self._parse(self.line)
+        return self._record
+
+
+def _paired(a: _Side, b: _Side) -> Iterator[tuple[_Keyed | None, _Keyed | None]]:
+    """(older, newer) of each key of a merge of both orders; None where one lacks it.
+    Identical lines (most of them) are passed over unparsed; records sharing a key (rare:
+    relationships with the same ends) pair up in order."""
+    while a.line is not None or b.line is not None:
+        if a.line == b.line:
+            a.advance()
+            b.advance()
+        elif b.line is None or (a.line is not None and a.record()[0] < b.record()[0]):
+            yield a.record(), None
+            a.advance()
+        elif a.line is None or b.record()[0] < a.record()[0]:
+            yield None, b.record()
+            b.advance()
         else:
-            olds, news = list(left[1]), list(right[1])
-            for n in range(max(len(olds), len(news))):
-                yield (olds[n] if n < len(olds) else None), (news[n] if n < len(news) else None)
-            left, right = next(a, None), next(b, None)
+            yield a.record(), b.record()
+            a.advance()
+            b.advance()
 
 
 def _changed(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
@@ -134,8 +148,11 @@ def _row(kind: str, old: _Keyed | None, new: _Keyed | None) -> ChangeRow | None:
 
 def diff(older: Store, newer: Store) -> Iterator[ChangeRow]:
     """Every change from `older` to `newer`: nodes, then relationships, in key order."""
-    for kind, read in (("node", _nodes), ("relationship", _relationships)):
-        for old, new in _paired(read(older), read(newer)):
+    for kind, parse in (("node", _node), ("relationship", _relationship)):
+        relationships = kind == "relationship"
+        old_lines = older.export_lines(relationships, by_ends=relationships)
+        new_lines = newer.export_lines(relationships, by_ends=relationships)
+        for old, new in _paired(_Side(old_lines, parse), _Side(new_lines, parse)):
             row = _row(kind, old, new)
             if row is not None:
                 yield row

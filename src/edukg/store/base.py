@@ -466,4 +466,9 @@ def pair_name(older: str, newer: str) -> str:
     return f"{older}:{newer}"
 
 
+def unkept(pairs: list[str], kept: set[str]) -> list[str]:
+    """The pairs that name a content id not in `kept`."""
+    return [pair for pair in pairs if not set(pair.split(":")) <= kept]
+
+
 STALE_CLAIM = 60.0  # seconds without a heartbeat after which a claim is taken over

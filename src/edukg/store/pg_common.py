@@ -3,15 +3,19 @@ embedding cache), connection pools with short waits, and a version's metadata.""
 
 from __future__ import annotations
 
+import contextlib
+import threading
+from collections.abc import Iterator
 from typing import Any
 
 import orjson
 import psycopg
 from psycopg import sql as pgsql
-from psycopg_pool import ConnectionPool
+from psycopg_pool import ConnectionPool, PoolTimeout
 
 from edukg.store.base import (
     DataInfo,
+    StoreUnavailable,
 )
 from edukg.store.pg_wire import WireReader
 
@@ -79,6 +83,35 @@ def pool(url: str) -> ConnectionPool:
         timeout=WAIT,
         open=True,
     )
+
+
+class LazyPool:
+    """A connection pool made on first use, whose connection failures are
+    StoreUnavailable (callers catch no driver's errors)."""
+
+    def __init__(self, url: str) -> None:
+        self._url = url
+        self._pool: ConnectionPool | None = None
+        self._lock = threading.Lock()
+
+    @contextlib.contextmanager
+    def connection(self) -> Iterator[psycopg.Connection[Any]]:
+        """A pooled connection for the `with` block."""
+        if self._pool is None:
+            with self._lock:
+                if self._pool is None:
+                    self._pool = pool(self._url)
+        try:
+            with self._pool.connection() as conn:
+                yield conn
+        except (psycopg.OperationalError, PoolTimeout) as exc:
+            raise StoreUnavailable(str(exc)) from None
+
+    def close(self) -> None:
+        """Close the pool (a later use makes a new one)."""
+        if self._pool is not None:
+            self._pool.close()
+            self._pool = None
 
 
 def statements(script: str) -> list[str]:

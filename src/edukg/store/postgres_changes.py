@@ -4,45 +4,34 @@
 from __future__ import annotations
 
 import contextlib
-import threading
 import time
 from collections.abc import Iterator
 from typing import Any
 
 import orjson
 import psycopg
-from psycopg_pool import ConnectionPool, PoolTimeout
 
-from edukg.store.base import STALE_CLAIM, ChangeFilter, ChangeRow, StoreUnavailable
-from edukg.store.pg_common import ensure_meta, pool
+from edukg.store.base import STALE_CLAIM, ChangeFilter, ChangeRow, unkept
+from edukg.store.pg_common import LazyPool, ensure_meta
 
 
 class PostgresChanges:
     """Reads and writes the change tables (made with the fixed schema)."""
 
     def __init__(self, url: str) -> None:
-        self._url = url
-        self._pool: ConnectionPool | None = None
-        self._lock = threading.Lock()
+        self._pool = LazyPool(url)
         self._ready = False
 
     @contextlib.contextmanager
     def _connect(self) -> Iterator[psycopg.Connection[Any]]:
-        if self._pool is None:
-            with self._lock:
-                if self._pool is None:
-                    self._pool = pool(self._url)
-        try:
-            with self._pool.connection() as conn:
-                if not self._ready:
-                    try:
-                        conn.execute("SELECT 1 FROM edukg.change_pairs LIMIT 0")
-                    except psycopg.errors.UndefinedTable:  # made by an earlier edukg
-                        ensure_meta(conn)
-                    self._ready = True
-                yield conn
-        except (psycopg.OperationalError, PoolTimeout) as exc:
-            raise StoreUnavailable(str(exc)) from None
+        with self._pool.connection() as conn:
+            if not self._ready:
+                try:
+                    conn.execute("SELECT 1 FROM edukg.change_pairs LIMIT 0")
+                except psycopg.errors.UndefinedTable:  # made by an earlier edukg
+                    ensure_meta(conn)
+                self._ready = True
+            yield conn
 
     def state(self, pair: str) -> str | None:
         """ "complete", "computing" (with a recent heartbeat), or None."""
@@ -120,17 +109,14 @@ class PostgresChanges:
         """Remove pairs that name a content id not in `kept`."""
         with self._connect() as conn:
             pairs = [r[0] for r in conn.execute("SELECT pair FROM edukg.change_pairs").fetchall()]
-            for pair in pairs:
-                if not set(pair.split(":")) <= kept:
-                    with conn.transaction():
-                        conn.execute("DELETE FROM edukg.changes WHERE pair = %s", (pair,))
-                        conn.execute("DELETE FROM edukg.change_pairs WHERE pair = %s", (pair,))
+            for pair in unkept(pairs, kept):
+                with conn.transaction():
+                    conn.execute("DELETE FROM edukg.changes WHERE pair = %s", (pair,))
+                    conn.execute("DELETE FROM edukg.change_pairs WHERE pair = %s", (pair,))
 
     def close(self) -> None:
         """Close the pool."""
-        if self._pool is not None:
-            self._pool.close()
-            self._pool = None
+        self._pool.close()
 
 
 def _state(conn: psycopg.Connection[Any], pair: str) -> str | None:

@@ -12,15 +12,13 @@ import contextlib
 import hashlib
 import threading
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import psycopg
 from psycopg import sql as pgsql
-from psycopg_pool import ConnectionPool, PoolTimeout
 
-from edukg.store.base import DATA_VERSION, Release, ReleaseError, StoreUnavailable
-from edukg.store.pg_common import LOAD_LOCK, ensure_meta, pool, read_info
+from edukg.store.base import DATA_VERSION, Release, ReleaseError
+from edukg.store.pg_common import LOAD_LOCK, LazyPool, ensure_meta, read_info
 from edukg.store.postgres import PostgresStore
 
 _MISS_RECHECK = 0.1  # seconds: how often an unknown release sends a look at the table
@@ -46,19 +44,10 @@ class PostgresReleases:
         self._stores: dict[str, PostgresStore] = {}
         self._known: tuple[float, dict[str, str], str | None] = (-float("inf"), {}, None)
         self._lock = threading.Lock()
-        self._pool: ConnectionPool | None = None
+        self._pool = LazyPool(url)
 
-    @contextlib.contextmanager
-    def _connect(self) -> Iterator[psycopg.Connection[Any]]:
-        if self._pool is None:
-            with self._lock:
-                if self._pool is None:
-                    self._pool = pool(self._url)
-        try:
-            with self._pool.connection() as conn:
-                yield conn
-        except (psycopg.OperationalError, PoolTimeout) as exc:
-            raise StoreUnavailable(str(exc)) from None
+    def _connect(self) -> contextlib.AbstractContextManager[psycopg.Connection[Any]]:
+        return self._pool.connection()
 
     def _rows(self, within: float) -> tuple[dict[str, str], str | None]:
         """Release -> schema, and the current schema, as read at most `within` s ago."""
@@ -186,6 +175,4 @@ class PostgresReleases:
         for store in self._stores.values():
             store.close()
         self._stores.clear()
-        if self._pool is not None:
-            self._pool.close()
-            self._pool = None
+        self._pool.close()

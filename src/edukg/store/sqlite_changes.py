@@ -10,7 +10,7 @@ from pathlib import Path
 
 import orjson
 
-from edukg.store.base import STALE_CLAIM, ChangeFilter, ChangeRow
+from edukg.store.base import STALE_CLAIM, ChangeFilter, ChangeRow, unkept
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS pairs (pair TEXT PRIMARY KEY, state TEXT NOT NULL,
@@ -138,11 +138,7 @@ class SqliteChanges:
         conn = self._connection(create=False)
         if conn is None:
             return
-        gone = [
-            pair
-            for (pair,) in conn.execute("SELECT pair FROM pairs").fetchall()
-            if not set(pair.split(":")) <= kept
-        ]
+        gone = unkept([pair for (pair,) in conn.execute("SELECT pair FROM pairs")], kept)
         with self._lock:
             for pair in gone:
                 conn.execute("DELETE FROM changes WHERE pair = ?", (pair,))
