@@ -65,6 +65,8 @@ bench: setup
 	$(BIN)/python bench/serve.py --db .bench/full.db
 	$(BIN)/python bench/compression.py --db .bench/full.db
 	$(BIN)/python bench/case_package.py --db .bench/full.db
+	$(BIN)/python bench/releases.py --export .bench/export
+	$(BIN)/python bench/changes.py --export .bench/export
 	$(BIN)/python bench/search_latency.py .bench/export
 	$(BIN)/python bench/search_eval.py
 	$(BIN)/python bench/embed_runtimes.py
