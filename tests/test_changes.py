@@ -14,6 +14,7 @@ import orjson
 import pytest
 
 from edukg.ingest.builder import load
+from edukg.ingest.changes import ChangeOutcome
 from edukg.ingest.normalize import typed
 from tests.conftest import BACKENDS, Api, _db_for, _serve, error_of
 from tests.support import SAMPLE
@@ -282,3 +283,26 @@ def test_explorer_what_changed(lone_browser: Any, served: Any) -> None:
     page.wait_for_selector("#last-changed a")
     assert f"Changed in release {NEW}" in page.inner_text("#last-changed")
     assert "description" in page.inner_text("#last-changed")
+
+
+def test_dropping_a_release_drops_its_changes(tmp_path: Path, fresh_db: str) -> None:
+    from edukg.cli import build_demo
+    from edukg.ingest.demo import demo_lines
+    from edukg.store import open_changes, open_releases
+
+    build_demo(fresh_db)
+    changed = [x.replace(b"unit fraction", b"unit part") for x in demo_lines()]
+    summary = load([str(write_export(tmp_path / "v2", changed))], fresh_db, NEW)
+    assert isinstance(summary.changes, ChangeOutcome)
+    pair = summary.changes.pair
+    changes = open_changes(fresh_db)
+    try:
+        assert changes.counts(pair) is not None
+        releases = open_releases(fresh_db)
+        try:
+            releases.drop("demo")
+        finally:
+            releases.close()
+        assert changes.counts(pair) is None and changes.state(pair) is None
+    finally:
+        changes.close()

@@ -441,7 +441,7 @@ class EdukgApp:
                     self.io.close()
                 self.store.close()
                 self.releases.close()
-                self.changes.changes.close()
+                self.changes.close()
                 self.diff_jobs.close()
                 self.keys.close()
                 if isinstance(self.limiter, RedisLimiter):

@@ -8,14 +8,7 @@ import orjson
 from rich.table import Table
 
 from edukg.cli.output import EXIT_FAILED, EXIT_OK, console, say, size_text
-from edukg.store import (
-    Release,
-    ReleaseError,
-    Releases,
-    database_errors,
-    open_changes,
-    open_releases,
-)
+from edukg.store import Release, ReleaseError, database_errors, open_releases
 from edukg.store.base import StoreUnavailable
 
 
@@ -30,7 +23,6 @@ def cmd_releases(args: argparse.Namespace) -> int:
                 f"{release.content_id[:16]}); servers switch on their next request.")  # fmt: skip
         else:
             release = releases.drop(args.version)
-            _forget_changes(args.db, releases)
             say(f"Dropped release {release.data_version}; {size_text(release.size_bytes)} freed.")
     except ReleaseError as exc:
         say(f"{exc}; nothing was changed")
@@ -41,15 +33,6 @@ def cmd_releases(args: argparse.Namespace) -> int:
     finally:
         releases.close()
     return EXIT_OK
-
-
-def _forget_changes(db: str, releases: Releases) -> None:
-    """The changes kept for pairs with a dropped release go with it."""
-    changes = open_changes(db)
-    try:
-        changes.forget({r.content_id for r in releases.list()})
-    finally:
-        changes.close()
 
 
 def _print(found: list[Release], as_json: bool) -> None:

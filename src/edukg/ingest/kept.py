@@ -48,7 +48,6 @@ def settle(
                 releases.drop(release.data_version)
                 dropped.append(release.data_version)
             found = releases.list(sizes=True)
-            changes.forget({r.content_id for r in found})
     except database_errors(ReleaseError, OSError) as exc:
         log.warning("the kept releases could not be listed or pruned: %s", exc)
     finally:

@@ -75,3 +75,7 @@ class ChangeFeed:
         counts = (self.changes.counts(pair) if pair else None) or {}
         rows = [{"label": label, **per} for label, per in counts.items()]
         return orjson.dumps({"from": older, "to": newer, "counts": rows})
+
+    def close(self) -> None:
+        """Close the change store's connections."""
+        self.changes.close()

@@ -401,7 +401,8 @@ class Releases(Protocol):
         """Make `version` the current release, atomically; ReleaseError if unknown."""
 
     def drop(self, version: str) -> Release:
-        """Remove a release that is not the current one; ReleaseError otherwise."""
+        """Remove a release that is not the current one, and the changes kept for it;
+        ReleaseError otherwise."""
 
     def close(self) -> None:
         """Close the stores opened for releases."""

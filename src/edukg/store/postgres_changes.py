@@ -13,6 +13,7 @@ import psycopg
 
 from edukg.store.base import STALE_CLAIM, ChangeFilter, ChangeRow, unkept
 from edukg.store.pg_common import LazyPool, ensure_meta
+from edukg.store.shared import changes_sql
 
 
 class PostgresChanges:
@@ -85,15 +86,9 @@ class PostgresChanges:
         self, pair: str, where: ChangeFilter, after: str, limit: int
     ) -> list[tuple[str, bytes, bytes]]:
         """Rows in key order after `after`, filtered."""
-        sql = "SELECT key, doc, vals FROM edukg.changes WHERE pair = %s AND key > %s"
-        params: list[object] = [pair, after]
-        for column in ("type", "label", "change", "identifier"):
-            value = getattr(where, column)
-            if value is not None:
-                sql += f" AND {column} = %s"
-                params.append(value)
+        sql, params = changes_sql(pair, where, after, limit, "edukg.changes", "%s")
         with self._connect() as conn:
-            rows = conn.execute(sql + " ORDER BY key LIMIT %s", [*params, limit]).fetchall()
+            rows = conn.execute(sql, params).fetchall()
         return [(key, bytes(doc), bytes(vals)) for key, doc, vals in rows]
 
     def counts(self, pair: str) -> dict[str, dict[str, int]] | None:

@@ -20,6 +20,7 @@ from psycopg import sql as pgsql
 from edukg.store.base import DATA_VERSION, Release, ReleaseError
 from edukg.store.pg_common import LOAD_LOCK, LazyPool, ensure_meta, read_info
 from edukg.store.postgres import PostgresStore
+from edukg.store.postgres_changes import PostgresChanges
 
 _MISS_RECHECK = 0.1  # seconds: how often an unknown release sends a look at the table
 _SIZE = (
@@ -137,8 +138,8 @@ class PostgresReleases:
         return next(r for r in self.list() if r.data_version == version)
 
     def drop(self, version: str) -> Release:
-        """Remove release `version` and its schema; never the current one, nor while a
-        load runs."""
+        """Remove release `version`, its schema and the changes kept for it; never the
+        current one, nor while a load runs."""
         release = next((r for r in self.list(sizes=True) if r.data_version == version), None)
         with self._connect() as conn:
             locked = conn.execute("SELECT pg_try_advisory_lock(%s)", (LOAD_LOCK,)).fetchone()
@@ -167,6 +168,11 @@ class PostgresReleases:
         if store is not None:
             store.close()
         self._known = (-float("inf"), {}, None)
+        changes = PostgresChanges(self._url)
+        try:  # the changes kept for pairs with the dropped release go with it
+            changes.forget({r.content_id for r in self.list()})
+        finally:
+            changes.close()
         assert release is not None  # _schema_of found it
         return release
 

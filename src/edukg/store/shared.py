@@ -7,6 +7,7 @@ import hashlib
 from typing import Any
 
 from edukg.store.base import (
+    ChangeFilter,
     Linked,
     Listed,
     Matching,
@@ -38,6 +39,17 @@ def page_sql(
     sql, params = build(query, _Where(mark, after), prefix)
     params.append(limit)
     return sql, params
+
+
+def changes_sql(
+    pair: str, where: ChangeFilter, after: str, limit: int, table: str, mark: str = "?"
+) -> tuple[str, list[object]]:
+    """One page of a pair's kept changes in key order: SQL and parameters."""
+    w = _Where(mark, after)
+    w.add("pair = {m} AND key > {m}", pair, after)
+    w.equal(type=where.type, label=where.label, change=where.change, identifier=where.identifier)
+    sql = f"SELECT key, doc, vals FROM {table} WHERE {w.sql()} ORDER BY key LIMIT {mark}"
+    return sql, [*w.params, limit]
 
 
 class _Where:

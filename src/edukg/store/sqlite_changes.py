@@ -11,6 +11,7 @@ from pathlib import Path
 import orjson
 
 from edukg.store.base import STALE_CLAIM, ChangeFilter, ChangeRow, unkept
+from edukg.store.shared import changes_sql
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS pairs (pair TEXT PRIMARY KEY, state TEXT NOT NULL,
@@ -113,14 +114,8 @@ class SqliteChanges:
         conn = self._connection(create=False)
         if conn is None:
             return []
-        sql = "SELECT key, doc, vals FROM changes WHERE pair = ? AND key > ?"
-        params: list[object] = [pair, after]
-        for column in ("type", "label", "change", "identifier"):
-            value = getattr(where, column)
-            if value is not None:
-                sql += f" AND {column} = ?"
-                params.append(value)
-        rows = conn.execute(sql + " ORDER BY key LIMIT ?", [*params, limit]).fetchall()
+        sql, params = changes_sql(pair, where, after, limit, "changes", "?")
+        rows = conn.execute(sql, params).fetchall()
         return [(key, bytes(doc), bytes(vals)) for key, doc, vals in rows]
 
     def counts(self, pair: str) -> dict[str, dict[str, int]] | None:

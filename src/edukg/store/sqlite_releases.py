@@ -24,8 +24,9 @@ from urllib.parse import quote
 
 import orjson
 
-from edukg.store.base import DATA_VERSION, Release, ReleaseError
+from edukg.store.base import DATA_VERSION, ChangeStore, Release, ReleaseError
 from edukg.store.sqlite import SqliteStore
+from edukg.store.sqlite_changes import SqliteChanges
 from edukg.store.sqlite_vectors import content_of, remove_unused, vectors_path
 
 RELEASE_MARK = ".release-"
@@ -114,6 +115,14 @@ def _inode(path: Path) -> int | None:
         return None
 
 
+def _forget_changes(changes: ChangeStore, kept: list[Release]) -> None:
+    """The changes kept for pairs with a dropped release go with it."""
+    try:
+        changes.forget({r.content_id for r in kept})
+    finally:
+        changes.close()
+
+
 def remove_unkept(db: Path, also: set[str]) -> None:
     """Delete lines and vector files that no release (nor the lines files in `also`) names."""
     names = set(also)
@@ -178,18 +187,18 @@ class SqliteReleases:
         return file_bytes + sum(p.stat().st_size for p in beside if p.is_file())
 
     def store(self, version: str) -> SqliteStore | None:
-        """The store of release `version`, or None when it is not kept."""
+        """The store of release `version`, or None when it is not kept (a store opened
+        before its release was dropped answers info() with None)."""
+        store = self._stores.get(version)
+        if store is not None:  # its info() looks at the file: None once it is dropped
+            return store
         if not DATA_VERSION.fullmatch(version):
             return None
         path = release_path(self._db, version)
         if not os.path.exists(path):
-            self._stores.pop(version, None)  # let go: it closes when its last reader is done
             return None
-        store = self._stores.get(version)
-        if store is None:
-            with self._lock:
-                store = self._stores.setdefault(version, SqliteStore(str(path), home=str(self._db)))
-        return store
+        with self._lock:
+            return self._stores.setdefault(version, SqliteStore(str(path), home=str(self._db)))
 
     def stamp(self) -> str:
         """A digest of the release files and the current file (names and inodes)."""
@@ -211,7 +220,7 @@ class SqliteReleases:
 
     def drop(self, version: str) -> Release:
         """Remove release `version`, its lines and vectors (unless another release names
-        them); never the current one."""
+        them) and the changes kept for it; never the current one."""
         migrate(self._db)
         path = self._known(version)
         release = next(r for r in self.list(sizes=True) if r.data_version == version)
@@ -225,6 +234,7 @@ class SqliteReleases:
         if store is not None:
             store.close()
         remove_unkept(self._db, set())
+        _forget_changes(SqliteChanges(str(self._db)), self.list())
         return release
 
     def close(self) -> None:
