@@ -76,6 +76,7 @@ bench: setup
 	$(BIN)/python bench/pg_load.py --rounds 1
 	$(BIN)/python bench/fairness.py
 	$(BIN)/python bench/response_cache.py
+	$(BIN)/python bench/crosswalks.py --export .bench/export
 
 # The full soak: 2 minutes at 64 connections; zero errors and flat memory expected.
 soak: setup

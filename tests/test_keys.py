@@ -91,7 +91,7 @@ def test_revoke_stops_a_key_at_once_and_keys_survive_reloads(
 
 def test_remembered_keys_forget_a_revoke_at_once(tmp_path: Path) -> None:
     """SQLite remembers verified keys until the key file changes (data_version)."""
-    from edukg.store.sqlite import SqliteKeyStore
+    from edukg.store.sqlite_keys import SqliteKeyStore
 
     db = str(tmp_path / "k.db")
     server = SqliteKeyStore.for_db(db)
@@ -130,7 +130,7 @@ def test_a_deleted_or_replaced_key_store_revokes_in_running_servers(
 
 
 def test_a_known_wrong_key_costs_no_query(tmp_path: Path) -> None:
-    from edukg.store.sqlite import SqliteKeyStore
+    from edukg.store.sqlite_keys import SqliteKeyStore
 
     store = SqliteKeyStore.for_db(str(tmp_path / "k.db"))
     store.create("someone")

@@ -27,6 +27,8 @@ TOOLS = {
     "list_standards_for_mathematical_practice",
     "find_curriculum_lessons",
     "find_materials_for_lesson",
+    "find_counterpart_standards",
+    "report_curriculum_coverage",
 }
 
 

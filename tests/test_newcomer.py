@@ -125,9 +125,11 @@ def test_keys_on_postgres_need_no_file(postgres: Callable[[str], str]) -> None:
 
 
 def _readme_demo_curls() -> list[str]:
-    """The curl lines the README shows before its section on loading a real export."""
+    """The curl lines the README shows before its section on loading a real export, and
+    in its section on alignment."""
     readme = (ROOT / "README.md").read_text()
     before = readme.split("## Load a real export", 1)[0]
+    before += readme.split("## Alignment", 1)[1].split("\n## ", 1)[0]  # also on the demo
     lines = [x.strip() for x in before.splitlines() if x.strip().startswith("curl ")]
     assert len(lines) >= 5
     return lines

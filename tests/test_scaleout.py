@@ -34,6 +34,7 @@ from tests.test_cli import free_port, stop, wait_for
 from tests.test_load import write_export
 
 MS = demo_framework_case_uuid("ms-math")
+VT = demo_framework_case_uuid("vt-math")
 STD = demo_case_uuid("ms-math", "4.NF.A.1")
 SKILLS = demo_skill_id("skills")
 # Every operation of the API, with demo values that find records. `{component}` is
@@ -74,6 +75,20 @@ REQUESTS = [
     ("/academic-standards/00000000-0000-4000-8000-000000000000", {}),
     ("/changes", {"from": "demo", "to": "demo"}),
     ("/changes/summary", {"from": "demo", "to": "demo"}),
+    (
+        f"/academic-standards/{demo_case_uuid('vt-math', 'M.3.NF.1')}/crosswalks",
+        {"includeDerived": "true"},
+    ),
+    (
+        "/framework-crosswalks",
+        {"sourceFrameworkCaseIdentifierUUID": VT, "targetFrameworkCaseIdentifierUUID": MS},
+    ),
+    (
+        "/framework-crosswalks/summary",
+        {"sourceFrameworkCaseIdentifierUUID": VT, "targetFrameworkCaseIdentifierUUID": MS},
+    ),
+    ("/curriculums/demo/coverage", {"standardsFrameworkCaseIdentifierUUID": VT}),
+    ("/curriculums/demo/coverage/summary", {"standardsFrameworkCaseIdentifierUUID": VT}),
 ]
 # Ranked by words, each backend's own full-text ranking (BM25 against ts_rank_cd): the
 # one documented difference (docs/deployment.md). Compared by status and shape.

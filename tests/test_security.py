@@ -29,6 +29,8 @@ STATIC_ROUTES = ["/explore", "/explore/standards/x"]  # the explorer page holds 
 VALID: dict[str, str] = {
     "caseIdentifierUUID": demo_case_uuid("ms-math", "3.NF.A.1"),
     "standardsFrameworkCaseIdentifierUUID": demo_framework_case_uuid("ms-math"),
+    "sourceFrameworkCaseIdentifierUUID": demo_framework_case_uuid("vt-math"),
+    "targetFrameworkCaseIdentifierUUID": demo_framework_case_uuid("ms-math"),
     "courseId": demo_node_id("course"),
     "groupingId": demo_node_id("unit1"),
     "lessonId": demo_node_id("lesson3"),

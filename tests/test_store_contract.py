@@ -17,11 +17,15 @@ from edukg.model.vocabulary import COMPONENT, FRAMEWORK, LESSON, STANDARD, grade
 from edukg.store import open_key_store, open_loader, open_store
 from edukg.store.base import (
     ACTIVITIES,
+    ALIGNED_TO,
     CASE_DEFINITIONS,
     CHILDREN,
+    COMPONENTS,
     CROSSWALK,
+    FRAMEWORK_OF,
     LESSON_META,
     SCOPE_SUMMARY,
+    SUPPORTED,
     Linked,
     Listed,
     Matching,
@@ -220,6 +224,36 @@ def test_lookup_many_is_lookup_for_each(store: Store) -> None:
     for lesson in lessons:
         assert many[lesson] == store.lookup(LESSON_META, lesson)
     assert store.lookup_many(LESSON_META, []) == {}
+
+
+def test_links_many_is_linked_for_each(store: Store) -> None:
+    fw = store.by_case_uuid(demo_framework_case_uuid("ms-math"), (FRAMEWORK,))
+    assert fw is not None
+    members = walk(store, Members(fw.identifier), 1000)
+    pairs = store.links_many(CHILDREN, [*members, "no-such-node", members[0]])
+    assert pairs == sorted(pairs, key=lambda p: (p[0].encode(), p[1].encode()))
+    for node in members[:20]:
+        assert [o for n, o in pairs if n == node] == walk(store, Linked(CHILDREN, node), 1000)
+    assert store.links_many(CHILDREN, []) == []
+    # Every member names its framework; supports reads both ways.
+    assert {o for _, o in store.links_many(FRAMEWORK_OF, members)} == {fw.identifier}
+    components = store.links_many(COMPONENTS, members)
+    assert components, "the demo's standards have learning components"
+    back = store.links_many(SUPPORTED, [lc for _, lc in components])
+    assert {(s, lc) for s, lc in components} <= {(s, lc) for lc, s in back}
+
+
+def test_rows_many_is_listed_for_each(store: Store) -> None:
+    fw = store.by_case_uuid(demo_framework_case_uuid("ms-math"), (FRAMEWORK,))
+    assert fw is not None
+    members = walk(store, Members(fw.identifier), 1000)
+    relation = next(iter(ALIGNED_TO.values()))
+    rows = store.rows_many(relation, members)
+    assert rows, "the demo aligns lessons to its standards"
+    for node in {n for n, _, _ in rows}:
+        listed = store.page(Listed(relation, node), None, 1000)
+        assert [(k, d) for n, k, d in rows if n == node] == listed
+    assert store.rows_many(relation, ["no-such-node"]) == []
 
 
 def _export_edges(store: Store) -> dict[str, dict[str, object]]:

@@ -25,6 +25,7 @@ from edukg.adapters.params import (
 )
 from edukg.ingest import curriculum, derive
 from edukg.ingest.normalize import BadValue, encode, typed
+from edukg.model import vocabulary
 from edukg.model.errors import ValidationError
 from edukg.model.records import with_children, with_fields
 from edukg.model.vocabulary import (
@@ -218,8 +219,8 @@ def test_position_and_curriculum_of() -> None:
     assert curriculum.position_of({"ordinalName": "Lesson 5"}) == 4
     assert curriculum.position_of({"ordinalName": "Section B"}) == 1
     assert curriculum.position_of({}) is None
-    assert curriculum.curriculum_of({"courseCode": "im360:6"}) == "im360"
-    assert curriculum.curriculum_of({"courseCode": "none"}) is None
+    assert vocabulary.curriculum_of({"courseCode": "im360:6"}) == "im360"
+    assert vocabulary.curriculum_of({"courseCode": "none"}) is None
 
 
 def _node(identifier: str, kind: str, **props: Any) -> tuple[str, str, bytes]:

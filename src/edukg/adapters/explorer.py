@@ -12,7 +12,11 @@ from dataclasses import dataclass
 from importlib import resources
 
 EXPLORER_PATH = "/explore"
-_ASSETS = (("explore.js", "application/javascript"), ("explore.css", "text/css"))
+_ASSETS = (
+    ("explore.js", "application/javascript"),
+    ("explore-align.js", "application/javascript"),
+    ("explore.css", "text/css"),
+)
 
 # The page talks only to this server's API; nothing is loaded from elsewhere.
 SECURITY_HEADERS = [
@@ -49,6 +53,7 @@ class Explorer:
             self.assets[names[name]] = Asset(body, f"{content_type}; charset=utf-8".encode())
         page = files.joinpath("explore.html").read_text("utf-8")
         for marker, value in (
+            ("__ALIGN_JS__", names["explore-align.js"]),
             ("__JS__", names["explore.js"]),
             ("__CSS__", names["explore.css"]),
             ("__API__", api_base),

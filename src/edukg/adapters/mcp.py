@@ -22,7 +22,7 @@ from pydantic import Field, ValidationError
 from edukg import __version__
 from edukg.model.errors import ApiError
 from edukg.model.vocabulary import UUID_EXAMPLE
-from edukg.services import assistant
+from edukg.services import assistant, assistant_alignment
 from edukg.services.assistant import MAX_LESSONS, MAX_LINKED, MAX_STANDARDS
 from edukg.store.base import Store
 
@@ -138,6 +138,21 @@ _DESCRIPTIONS: dict[str, str] = {
         "'assessment' (its assessments). The text of student and teacher materials is "
         "not in the public export; the result says so."
     ),
+    "find_counterpart_standards": (
+        "The standards of another jurisdiction that say the same as a standard, by the "
+        "evidence of learning components: published crosswalks as published, others "
+        "derived from the learning components the two share (Jaccard 0 to 1, 1 = the same "
+        "skills). Give the standard's caseIdentifierUUID and the jurisdiction to look in "
+        f"(e.g. Texas); optional minJaccard. Strongest first; at most {MAX_LINKED}."
+    ),
+    "report_curriculum_coverage": (
+        "How much of a standards framework a curriculum covers: counts of standards "
+        "covered directly (lessons, activities or assessments aligned to them), through a "
+        "crosswalk (aligned to a counterpart standard), and not at all, per grade and per "
+        "domain, with the codes of the uncovered standards. The framework is a CASE UUID "
+        "or JURISDICTION:SUBJECT (e.g. 'New York:Mathematics'); optional gradeLevel list "
+        f"and minJaccard. Code lists at most {MAX_STANDARDS}."
+    ),
 }
 
 
@@ -233,6 +248,42 @@ class _Tools:
         ],
     ) -> dict[str, Any]:
         return _call(assistant.lesson_materials, self.store, lessonIdentifier, list(materialSource))
+
+    def find_counterpart_standards(
+        self,
+        caseIdentifierUUID: Uuid,
+        jurisdiction: Annotated[str, Field(description="e.g. Texas, Multi-State", max_length=100)],
+        minJaccard: Annotated[float | None, Field(description="0 to 1", ge=0.0, le=1.0)] = None,
+    ) -> dict[str, Any]:
+        return _call(
+            assistant_alignment.find_counterparts,
+            self.store,
+            caseIdentifierUUID.lower(),
+            jurisdiction,
+            minJaccard,
+        )
+
+    def report_curriculum_coverage(
+        self,
+        curriculumId: Annotated[str, Field(description="e.g. im360", max_length=64)],
+        framework: Annotated[
+            str,
+            Field(description="CASE UUID or JURISDICTION:SUBJECT", min_length=1, max_length=150),
+        ],
+        gradeLevel: Annotated[
+            list[Annotated[str, Field(max_length=2)]] | None,
+            Field(description='e.g. ["4"]', max_length=14),
+        ] = None,
+        minJaccard: Annotated[float | None, Field(description="0 to 1", ge=0.0, le=1.0)] = None,
+    ) -> dict[str, Any]:
+        return _call(
+            assistant_alignment.curriculum_coverage,
+            self.store,
+            curriculumId,
+            framework,
+            list(gradeLevel or []),
+            minJaccard,
+        )
 
 
 def build_server(store: Store) -> MCPServer:

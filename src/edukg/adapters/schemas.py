@@ -6,6 +6,7 @@ from __future__ import annotations
 import inspect
 from typing import Any
 
+from edukg.adapters.schemas_alignment import alignment_schemas
 from edukg.model import shapes
 from edukg.model.contract import ENUMS, LIST, fields_of, required_of
 
@@ -65,6 +66,7 @@ def component_schemas() -> dict[str, Any]:
     _envelopes(schemas)
     _data_version(schemas)
     _changes(schemas)
+    alignment_schemas(schemas)
     return schemas
 
 

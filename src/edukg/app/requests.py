@@ -31,6 +31,8 @@ def request_cost(op: Operation[Any], values: dict[str, Any]) -> int:
     (run off the event loop, bounded by the work pool)."""
     if "Search" in op.tags:
         return SEARCH_COST
+    if op.cost > 1:
+        return op.cost
     limit = values.get("limit")
     if isinstance(limit, int) and limit > _LARGE_PAGE:
         return 1 + limit // _LARGE_PAGE

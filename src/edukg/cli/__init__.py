@@ -37,4 +37,4 @@ def main(argv: list[str] | None = None) -> int:
 
 # Commands that read loaded data: on a SQLite file that is not there, they say so rather
 # than start on an empty database.
-_READS_DATA = frozenset({"index", "export", "mcp", "releases", "diff"})
+_READS_DATA = frozenset({"index", "export", "mcp", "releases", "diff", "crosswalk", "coverage"})

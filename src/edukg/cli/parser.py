@@ -11,6 +11,7 @@ from edukg.adapters.config import (
     DEFAULT_BASE_PATH,
     DEFAULT_BURST,
 )
+from edukg.cli.alignment import cmd_coverage, cmd_crosswalk
 from edukg.cli.data import cmd_demo, cmd_export, cmd_generate, cmd_index, cmd_load, cmd_mcp
 from edukg.cli.diff import cmd_diff
 from edukg.cli.keys import cmd_keys
@@ -111,6 +112,8 @@ def _key_and_data_commands(sub: Any) -> None:
     c.add_argument("--quiet", action="store_true", help="compute and keep them; print nothing")
     c.set_defaults(func=cmd_diff)
 
+    _alignment_commands(sub)
+
     c = _with_db(sub.add_parser("demo", help="build the synthetic demo graph into the database"))
     c.set_defaults(func=cmd_demo)
 
@@ -129,6 +132,55 @@ def _key_and_data_commands(sub: Any) -> None:
     c = _with_db(sub.add_parser("export", help="write nodes.jsonl and relationships.jsonl"))
     c.add_argument("outdir")
     c.set_defaults(func=cmd_export)
+
+
+def _alignment_commands(sub: Any) -> None:
+    """crosswalk and coverage."""
+    c = _with_db(
+        sub.add_parser(
+            "crosswalk",
+            help="every crosswalk between two frameworks (published, or derived from shared"
+            " learning components), with a summary per grade",
+        )
+    )
+    c.add_argument("source", help="the source framework: CASE UUID or JURISDICTION:SUBJECT")
+    c.add_argument("target", help="the target framework, named the same way")
+    _alignment_options(c)
+    c.set_defaults(func=cmd_crosswalk)
+    c = _with_db(
+        sub.add_parser(
+            "coverage",
+            help="what a curriculum covers of a framework, directly or through crosswalks",
+        )
+    )
+    c.add_argument("curriculum", help="a loaded curriculum, e.g. im360")
+    c.add_argument(
+        "framework", help="CASE UUID or JURISDICTION:SUBJECT, e.g. 'New York:Mathematics'"
+    )
+    _alignment_options(c)
+    c.set_defaults(func=cmd_coverage)
+
+
+def _alignment_options(cmd: argparse.ArgumentParser) -> None:
+    cmd.add_argument(
+        "--grade", action="append", metavar="GRADE",
+        help="only (source) standards of this grade, e.g. 4 or K (repeatable)",
+    )  # fmt: skip
+    cmd.add_argument(
+        "--min-jaccard", type=float, default=None, metavar="X",
+        help="only crosswalks with a Jaccard of at least X, 0 to 1 (default 0: any)",
+    )  # fmt: skip
+    cmd.add_argument(
+        "--statement-type", default="Standard",
+        choices=("Standard", "Standard Grouping", "Other"),
+        help="items of this normalized statement type (default Standard)",
+    )  # fmt: skip
+    out = cmd.add_mutually_exclusive_group()
+    out.add_argument("--csv", action="store_true", help="every row as CSV, nothing else")
+    out.add_argument(
+        "--ndjson", action="store_true",
+        help="every row as one JSON object per line (the API's rows), nothing else",
+    )  # fmt: skip
 
 
 _DB_HELP = "SQLite file or postgresql:// URL (default: $EDUKG_DB, else ./edukg.db)"

@@ -20,7 +20,15 @@ import orjson
 from edukg.ingest.normalize import encode
 from edukg.model.contract import GRADE_LEVELS
 from edukg.model.records import with_encoded, with_fields
-from edukg.model.vocabulary import ACTIVITY, ASSESSMENT, COURSE, CURRICULA, GROUPING, LESSON
+from edukg.model.vocabulary import (
+    ACTIVITY,
+    ASSESSMENT,
+    COURSE,
+    CURRICULA,
+    GROUPING,
+    LESSON,
+    curriculum_of,
+)
 from edukg.store.base import (
     ACTIVITIES,
     ALIGNED_STANDARDS,
@@ -93,14 +101,6 @@ def full_ordinal_name(
     if isinstance(ordinal, str):
         parts.append(ordinal)
     return ", ".join(parts) or None
-
-
-def curriculum_of(props: dict[str, Any]) -> str | None:
-    """The curriculum a record belongs to: the prefix of its courseCode (`im360:K` -> im360)."""
-    code = props.get("courseCode")
-    if isinstance(code, str) and ":" in code:
-        return code.split(":", 1)[0]
-    return None
 
 
 def _sort_key(position: int | None, identifier: str) -> str:

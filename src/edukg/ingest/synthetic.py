@@ -155,6 +155,8 @@ class _Builder:
         self.want_rels = _scaled(FULL_RELATIONSHIPS, scale)
         self.nodes, self.rels = nodes, rels
         self.items: list[tuple[str, str, str, list[str]]] = []  # id, jurisdiction, subject, grades
+        # id, framework, subject, grades, whether a Standard (not a grouping)
+        self.items_more: list[tuple[str, str, str, list[str], bool]] = []
         self.child_edges = 0
 
     def node(self, label: str, identifier: str, props: dict[str, Any]) -> None:
@@ -261,6 +263,7 @@ class _Builder:
             self.rel("hasChild", (parent_id, parent_label), (iid, "StandardsFrameworkItem"))
             self.child_edges += 1
             self.items.append((iid, jurisdiction, subject, grades))
+            self.items_more.append((iid, f"f{f:04d}", subject, grades, kind[1] == "Standard"))
             level.append((iid, "StandardsFrameworkItem", code, grade))
             made += 1
         return made
@@ -270,18 +273,17 @@ class _Builder:
         rng, w = self.rng, self.w
         std = [i[0] for i in self.items]
         lcs = [w.uid() for _ in range(self.want_nodes["LearningComponent"])]
-        for lc in lcs:
+        subjects = [rng.choice(_SUBJECTS) for _ in lcs]
+        for lc, subject in zip(lcs, subjects, strict=True):
             self.node("LearningComponent", lc, {
                 "description": w.text(5, 14), "examples": orjson.dumps([w.text(8, 20)]).decode(),
-                "academicSubject": rng.choice(_SUBJECTS), "author": "Achievement Network",
+                "academicSubject": subject, "author": "Achievement Network",
                 "provider": "Learning Commons", "license": _LICENSE, "inLanguage": "en-US",
                 "attributionStatement": "Knowledge Graph is provided by Learning Commons under the "
                 "CC BY-4.0 license. Learning Commons received learning components under CC BY-4.0 "
                 "from Achievement Network.", "dateCreated": "2025-04-01", "dateModified": "2025-04-01",
             })  # fmt: skip
-        for _ in range(self.want_rels["supports"]):
-            self.rel("supports", (rng.choice(lcs), "LearningComponent"),
-                     (rng.choice(std), "StandardsFrameworkItem"))  # fmt: skip
+        self._supports(lcs, subjects)
         for _ in range(self.want_rels["hasStandardAlignment"]):
             shared = rng.randint(1, 5)
             state, ccss = shared + rng.randint(0, 3), shared + rng.randint(0, 3)
@@ -294,6 +296,36 @@ class _Builder:
             for _ in range(self.want_rels[label]):
                 a, b = rng.sample(std, 2)
                 self.rel(label, (a, "StandardsFrameworkItem"), (b, "StandardsFrameworkItem"))
+
+    def _supports(self, lcs: list[str], subjects: list[str]) -> None:
+        """`supports` edges as the real export has them: a learning component is one skill
+        of one subject and grade, and supports a standard of that subject and grade in
+        each of several frameworks (so states share components, as crosswalks need)."""
+        rng = self.rng
+        pools: dict[tuple[str, str], dict[str, list[str]]] = {}
+        for identifier, framework, subject, grades, is_standard in self.items_more:
+            if is_standard:
+                for grade in grades:
+                    pools.setdefault((subject, grade), {}).setdefault(framework, []).append(
+                        identifier
+                    )
+        keys = sorted(pools)
+        budget, lc_index = self.want_rels["supports"], 0
+        per_lc = max(1, budget // max(1, len(lcs)))
+        while budget > 0 and keys:
+            lc, subject = lcs[lc_index % len(lcs)], subjects[lc_index % len(lcs)]
+            lc_index += 1
+            matching = [k for k in keys if k[0] == subject] or keys
+            frameworks = pools[rng.choice(matching)]
+            names = sorted(frameworks)
+            for framework in rng.sample(names, min(len(names), rng.randint(1, 2 * per_lc))):
+                if budget <= 0:
+                    break
+                standard = rng.choice(frameworks[framework])
+                self.rel(
+                    "supports", (lc, "LearningComponent"), (standard, "StandardsFrameworkItem")
+                )
+                budget -= 1
 
     def _curriculum_nodes(self, label: str, count: int, extra: dict[str, Any]) -> list[str]:
         made = []

@@ -39,6 +39,15 @@ NESTED_KINDS = frozenset({STANDARD, SKILL})
 
 CURRICULA = "curricula"  # rows relation: node '', key: each curriculum id in the data
 
+
+def curriculum_of(props: dict[str, Any]) -> str | None:
+    """The curriculum a record belongs to: the prefix of its courseCode (`im360:K` -> im360)."""
+    code = props.get("courseCode")
+    if isinstance(code, str) and ":" in code:
+        return code.split(":", 1)[0]
+    return None
+
+
 _GRADE_BITS = {grade: 1 << i for i, grade in enumerate(GRADE_LEVELS)}
 
 

@@ -186,17 +186,21 @@ def _no(what: str, identifier: str) -> NotFoundError:
     return NotFoundError(f"{what} with identifier {identifier!r} not found.")
 
 
-def _known_curriculum(store: Store, curriculum_id: str) -> None:
+def known_curriculum(store: Store, curriculum_id: str) -> None:
+    """A 400 naming the loaded curricula unless `curriculum_id` is one of them."""
     if store.lookup(CURRICULA, "", curriculum_id) is None:
+        loaded_ids = [key for key, _ in store.page(Listed(CURRICULA, ""), None, 50)]
+        named = ", ".join(repr(c) for c in loaded_ids) if loaded_ids else "none"
         raise ValidationError(
-            f"Unknown curriculumId {curriculum_id!r}: no curriculum of that name is loaded.",
-            {"parameter": "curriculumId"},
+            f"Unknown curriculumId {curriculum_id!r}: no curriculum of that name is loaded"
+            f" (loaded: {named}).",
+            {"parameter": "curriculumId", "loaded": loaded_ids},
         )
 
 
 def courses(store: Store, curriculum_id: str, after: str | None, limit: int) -> Page:
     """Courses of a curriculum (the prefix of their courseCode)."""
-    _known_curriculum(store, curriculum_id)
+    known_curriculum(store, curriculum_id)
     return _page(store, Listed(COURSES, curriculum_id), after, limit)
 
 
@@ -282,7 +286,7 @@ def aligned_to_standard(
 
 def dependency_map(store: Store, curriculum_id: str, after: str | None, limit: int) -> Page:
     """Lesson groupings of a curriculum with the groupings they depend on."""
-    _known_curriculum(store, curriculum_id)
+    known_curriculum(store, curriculum_id)
     return _page(store, Listed(DEPENDENCIES, curriculum_id), after, limit)
 
 

@@ -19,7 +19,7 @@
   const natural = (a, b) => String(a ?? "").localeCompare(String(b ?? ""), undefined, { numeric: true });
 
   class Problem extends Error {
-    constructor(status, message, retryAfter) { super(message); this.status = status; this.retryAfter = retryAfter; }
+    constructor(status, message, retryAfter, details) { super(message); this.status = status; this.retryAfter = retryAfter; this.details = details; }
   }
 
   function explain(err) {
@@ -46,7 +46,7 @@
     if (release) headers["x-data-version"] = release;
     const response = await fetch(url, { headers });
     const body = await response.json().catch(() => ({}));
-    if (!response.ok) throw new Problem(response.status, body.message || response.statusText, response.headers.get("retry-after"));
+    if (!response.ok) throw new Problem(response.status, body.message || response.statusText, response.headers.get("retry-after"), body.details);
     return body;
   }
 
@@ -199,6 +199,8 @@
     main.innerHTML = `<nav class="crumbs" aria-label="Breadcrumbs"><ol><li><a href="${link("/")}">Frameworks</a></li><li>${esc(fw.name)}</li></ol></nav>
       <h1>${esc(fw.name)}</h1>
       <p><span class="chip">${esc(fw.jurisdiction)}</span><span class="chip">${esc(fw.academicSubject)}</span></p>
+      <p class="actions"><a href="${link(`/compare?source=${encodeURIComponent(uuid)}`)}">Compare with another framework</a>
+        · <a href="${link(`/coverage?framework=${encodeURIComponent(uuid)}`)}">Curriculum coverage</a></p>
       <form class="search" role="search" id="find">
         <label for="q" class="muted">Find in this framework, by code (e.g. 3.NF.A.1) or words</label>
         <input id="q" name="q" type="search" placeholder="code or words">
@@ -395,6 +397,14 @@
   }
 
   // ---- routing -----------------------------------------------------------------------
+  const navigate = (path, params) => {
+    const query = new URLSearchParams(Object.entries(params).filter(([, v]) => v));
+    history.pushState(null, "", `${link(path)}${query.toString() ? `?${query}` : ""}`);
+    route();
+  };
+  // What the views of other scripts (explore-align.js) are given.
+  const helpers = { api, all, esc, natural, link, say, statement, main, navigate };
+
   async function route() {
     routed += 1;
     const path = location.pathname.startsWith(ROOT) ? location.pathname.slice(ROOT.length) : "/";
@@ -412,7 +422,9 @@
     say("Loading…");
     try {
       let m;
-      if ((m = /^\/standards\/([0-9a-fA-F-]{36})\/?$/.exec(path))) await standardPage(m[1]);
+      const extra = (window.edukgViews || []).find((v) => v.pattern.test(path));
+      if (extra) await extra.view(helpers);
+      else if ((m = /^\/standards\/([0-9a-fA-F-]{36})\/?$/.exec(path))) await standardPage(m[1]);
       else if ((m = /^\/frameworks\/([0-9a-fA-F-]{36})\/?$/.exec(path))) await framework(m[1]);
       else if (/^\/changes\/?$/.test(path)) await changesPage();
       else await home();

@@ -107,7 +107,7 @@ def open_key_store(db: str, create: bool = True) -> KeyStore:
         from edukg.store.postgres_keys import PostgresKeyStore  # noqa: PLC0415
 
         return PostgresKeyStore(db)
-    from edukg.store.sqlite import SqliteKeyStore  # noqa: PLC0415
+    from edukg.store.sqlite_keys import SqliteKeyStore  # noqa: PLC0415
 
     return SqliteKeyStore.for_db(db, create)
 

@@ -44,6 +44,12 @@ CHILDREN, PREREQUISITES, BUILDS_TOWARDS, RELATED, COMPONENTS = (
     "lc",
 )
 PARENTS = "parent"
+# The other direction of `supports`: from a learning component to the standards it supports.
+SUPPORTED = "lc-of"
+# From each framework item to the framework(s) it belongs to (reachable through hasChild).
+FRAMEWORK_OF = "framework-of"
+# From a standard to the curriculum content aligned to it (hasEducationalAlignment).
+ALIGNED_CONTENT = "aligned-content"
 # A standard's or framework's relationships to other standards (CASE associations): links
 # from each end to the relationship's identifier. Not learning components, not curriculum.
 CASE_EDGES = "case-edges"
@@ -220,6 +226,14 @@ class Store(Protocol):
 
     def lookup_many(self, relation: str, nodes: Sequence[str], key: str = "") -> dict[str, bytes]:
         """The rows of `relation` for each of `nodes` that has one, in one query."""
+
+    def links_many(self, relation: str, nodes: Sequence[str]) -> list[tuple[str, str]]:
+        """The (node, other) pairs of a neighbour list (CHILDREN, COMPONENTS, SUPPORTED,
+        FRAMEWORK_OF...) for each of `nodes`, by node then other: identifiers only."""
+
+    def rows_many(self, relation: str, nodes: Sequence[str]) -> list[tuple[str, str, bytes]]:
+        """The (node, sort key, JSON) rows of a relation for each of `nodes`, by node then
+        sort key (e.g. the lessons aligned to each of many standards)."""
 
     def search(self, query: Search, limit: int) -> list[tuple[str, bytes, float]]:
         """Up to `limit` (identifier, record, relevance > 0), most relevant first."""

@@ -8,12 +8,15 @@ from collections.abc import Callable
 from typing import Any
 
 from edukg.store.base import (
+    ALIGNED_CONTENT,
     BUILDS_TOWARDS,
     CHILDREN,
     COMPONENTS,
+    FRAMEWORK_OF,
     PARENTS,
     PREREQUISITES,
     RELATED,
+    SUPPORTED,
 )
 
 # Neighbour lists: (relation, edge label, node column, other column).
@@ -25,6 +28,8 @@ LINKS = (
     (RELATED, "relatesTo", "source", "target"),
     (RELATED, "relatesTo", "target", "source"),  # the export has both; either alone works
     (COMPONENTS, "supports", "target", "source"),
+    (SUPPORTED, "supports", "source", "target"),  # learning component -> standards
+    (ALIGNED_CONTENT, "hasEducationalAlignment", "target", "source"),  # standard -> content
 )
 
 # CASE_EDGES: from each standard or framework end to the edge, when the other end is a
@@ -64,6 +69,13 @@ MEMBERSHIP = (
     " SELECT r.framework, r.identifier, d.grades, d.subject, d.stmt_type"
     " FROM reach r JOIN temp.items d ON d.identifier = r.identifier AND d.kind = r.member_kind"
     " WHERE true"  # lets SQLite parse the ON CONFLICT clause that follows
+)
+
+# Each framework item's framework(s), from the membership just computed: what tells two
+# frameworks' items apart when crosswalks are derived from learning components.
+FRAMEWORK_LINKS = (
+    f"INSERT OR IGNORE INTO links SELECT '{FRAMEWORK_OF}', identifier, framework"
+    " FROM membership ORDER BY 2, 3"
 )
 
 _COUNTS = {

@@ -179,6 +179,27 @@ class PostgresStore(Connections):
         )
         return {str(node): bytes(doc) for node, doc in rows}
 
+    def links_many(self, relation: str, nodes: Sequence[str]) -> list[tuple[str, str]]:
+        """Neighbour-list pairs for many nodes in one query (an array parameter)."""
+        if not nodes:
+            return []
+        rows = self._query(
+            "SELECT node, other FROM {p}links WHERE relation = %s AND node = ANY(%s) ORDER BY 1, 2",
+            (relation, sorted(set(nodes))),
+        )
+        return [(str(a), str(b)) for a, b in rows]
+
+    def rows_many(self, relation: str, nodes: Sequence[str]) -> list[tuple[str, str, bytes]]:
+        """Pre-encoded rows for many nodes in one query (an array parameter)."""
+        if not nodes:
+            return []
+        rows = self._query(
+            "SELECT node, sort_key, doc FROM {p}rows WHERE relation = %s AND node = ANY(%s)"
+            " ORDER BY 1, 2",
+            (relation, sorted(set(nodes))),
+        )
+        return [(str(a), str(b), bytes(c)) for a, b, c in rows]
+
     def search(self, query: Search, limit: int) -> list[tuple[str, bytes, float]]:
         """PostgreSQL full text (English stemming), ts_rank_cd, filters in the same query."""
         words = [w for w in query.words if w.isalnum() or w.replace("_", "").isalnum()]

@@ -171,6 +171,7 @@ class SqliteLoader:
             build_sql.MEMBERSHIP + " ON CONFLICT DO NOTHING",
             (CHILDREN, CHILDREN),
         )
+        c.execute(build_sql.FRAMEWORK_LINKS)
         self._add_rows(rules.crosswalk_rows(c.execute(build_sql.CROSSWALK_SOURCE)))
         for statement in build_sql.CASE_EDGES:
             c.execute(statement, (CASE_EDGES,))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from edukg.adapters.rest import (
+    alignment,
     components,
     curriculum,
     durable_skills,
@@ -23,6 +24,7 @@ OPERATIONS: tuple[Operation[Any], ...] = (
     *curriculum.OPERATIONS,
     *durable_skills.OPERATIONS,
     *releases.OPERATIONS,
+    *alignment.OPERATIONS,
 )
 
 __all__ = ["OPERATIONS", "Call", "Operation"]

@@ -64,6 +64,9 @@ class Operation(Generic[P]):
     description: str = ""
     tags: tuple[str, ...] = ()
     not_found: bool = False  # whether the operation answers 404 for an unknown record
+    # Tokens a request takes from its key's bucket; above 1 it is expensive work (run off
+    # the event loop, on the bounded work pool).
+    cost: int = 1
     statuses: tuple[int, ...] = field(default=(200, 400, 401, 405, 429, 500, 503))
 
     @property

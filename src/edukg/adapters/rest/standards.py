@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Annotated
+from typing import Annotated, Any
 
 from edukg.adapters.params import (
     CaseUuidPath,
@@ -22,6 +22,7 @@ from edukg.adapters.rest.base import Call, Operation, ref
 from edukg.adapters.schemas import page_schema
 from edukg.model.shapes import NormalizedStatementType
 from edukg.model.vocabulary import grade_mask
+from edukg.services import comparison
 from edukg.services import graph as service
 from edukg.store.base import BUILDS_TOWARDS, CHILDREN, COMPONENTS, PREREQUISITES, RELATED
 
@@ -57,6 +58,14 @@ class Crosswalks:
     minJaccardScore: Annotated[
         float | None, Param("Minimum Jaccard score, 0 to 1", minimum=0.0, maximum=1.0)
     ] = None
+    includeDerived: Annotated[
+        bool,
+        Param(
+            "edukg extension: also crosswalks derived from shared learning components, to"
+            " standards of any other framework of the same subject; every row then says"
+            " its `method` and the source's and target's learning-component counts"
+        ),
+    ] = False
     limit: Limit = 100
     cursor: Cursor = None
 
@@ -96,15 +105,26 @@ def _ancestors(call: Call[Standard]) -> bytes:
 
 def _crosswalks(call: Call[Crosswalks]) -> bytes:
     p = call.params
-    page = service.crosswalks(
-        call.store,
-        p.caseIdentifierUUID,
-        p.jurisdiction,
-        p.minJaccardScore,
-        call.after(),
-        p.limit,
+    # The default answer is the hosted one, byte for byte; derived rows only when asked.
+    listed = comparison.standard_crosswalks if p.includeDerived else service.crosswalks
+    return call.page(
+        listed(
+            call.store,
+            p.caseIdentifierUUID,
+            p.jurisdiction,
+            p.minJaccardScore,
+            call.after(),
+            p.limit,
+        )
     )
-    return call.page(page)
+
+
+def _crosswalk_page() -> dict[str, Any]:
+    schema = page_schema("StandardCrosswalk")
+    schema["properties"]["data"]["items"] = {
+        "anyOf": [ref("StandardCrosswalk"), ref("DerivedStandardCrosswalk")]
+    }
+    return schema
 
 
 def _linked_operation(
@@ -218,9 +238,13 @@ OPERATIONS = (
         operation_id="listCrosswalkedStandards",
         summary="Crosswalks for a standard",
         description="Standards aligned by `hasStandardAlignment`, state to Common Core and "
-        "back: the aligned standard's full record with `jaccard` and the three counts.",
+        "back: the aligned standard's full record with `jaccard` and the three counts. "
+        "With `includeDerived=true` (edukg extension) also the standards of other "
+        "frameworks of the same subject that share learning components with it, each "
+        "with `method` (`published` or `learning-components`), `sourceLCCount` and "
+        "`targetLCCount` (a DerivedStandardCrosswalk).",
         handler=_crosswalks,
-        response_schema=page_schema("StandardCrosswalk"),
+        response_schema=_crosswalk_page(),
         params=Crosswalks,
         tags=("Standards crosswalks", *TAGS),
         not_found=True,

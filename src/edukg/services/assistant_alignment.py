@@ -1,0 +1,94 @@
+"""The alignment operations behind the MCP tools: a standard's counterparts in another
+jurisdiction and a curriculum's coverage of a framework, as concise summaries an
+assistant can quote (codes first), each bounded."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from edukg.model.vocabulary import grade_mask
+from edukg.services import comparison, coverage
+from edukg.services.assistant import MAX_LINKED, MAX_STANDARDS, natural
+from edukg.services.comparison import PairFilter
+from edukg.services.crosswalks import Item, counterparts, item_of
+from edukg.services.graph import standard
+from edukg.store.base import Store
+
+
+def _named(item: Item) -> dict[str, Any]:
+    return {
+        "code": item.code,
+        "caseIdentifierUUID": item.case_uuid,
+        "statement": item.description,
+        "gradeLevel": list(item.grades),
+        "jurisdiction": item.jurisdiction,
+    }
+
+
+def find_counterparts(
+    store: Store, case_uuid: str, jurisdiction: str, min_jaccard: float | None
+) -> dict[str, Any]:
+    """The standards of `jurisdiction` that a crosswalk links to a standard, strongest
+    first: published ones as published, others derived from shared learning components."""
+    found = standard(store, case_uuid)
+    source = item_of(found.identifier, found.doc)
+    pairs = counterparts(store, {found.identifier: source}, jurisdiction, min_jaccard)
+    ranked = sorted(
+        pairs.get(found.identifier, []),
+        key=lambda p: (-(p.jaccard or 0.0), natural(p.target.code)),
+    )
+    result: dict[str, Any] = {
+        "standard": _named(source),
+        "jurisdiction": jurisdiction,
+        "counterparts": [
+            {**_named(p.target), "jaccard": p.jaccard, "sharedLearningComponents": p.shared,
+             "method": p.method}
+            for p in ranked[:MAX_LINKED]
+        ],
+    }  # fmt: skip
+    if not ranked:
+        result["note"] = (
+            f"No standard of {jurisdiction} is linked to this one by a published crosswalk"
+            " or by shared learning components."
+        )
+    elif len(ranked) > MAX_LINKED:
+        result["note"] = f"{len(ranked)} counterparts; the {MAX_LINKED} strongest are shown."
+    return result
+
+
+def curriculum_coverage(
+    store: Store, curriculum_id: str, framework: str, grades: list[str], min_jaccard: float | None
+) -> dict[str, Any]:
+    """How much of a framework (and grade) a curriculum covers: counts per grade and
+    domain, and the codes of the standards covered through crosswalks and not at all."""
+    uuid = comparison.resolve_framework(store, framework)
+    result = coverage.coverage(
+        store, curriculum_id, uuid, PairFilter(grade_mask(grades), min_jaccard=min_jaccard)
+    )
+    summary = coverage.summary(result)
+    ordered = sorted(result.standards, key=lambda c: natural(c.standard.code))
+    missing = [c.standard.code for c in ordered if c.status == coverage.NONE]
+    bridged = [
+        {"code": c.standard.code, "via": [p.target.code for p, _ in c.via][:5]}
+        for c in ordered
+        if c.status == coverage.CROSSWALK
+    ]
+    answer: dict[str, Any] = {
+        "curriculumId": curriculum_id,
+        "framework": summary["framework"].get("name"),
+        "total": summary["total"],
+        "byGrade": summary["byGrade"],
+        "byDomain": [
+            {"domain": (d["domain"] or {}).get("statementCode") or (d["domain"] or {}).get(
+                "description"), **{k: v for k, v in d.items() if k != "domain"}}
+            for d in summary["byDomain"]
+        ],
+        "notCovered": missing[:MAX_STANDARDS],
+        "coveredThroughCrosswalks": bridged[:MAX_STANDARDS],
+    }  # fmt: skip
+    if len(missing) > MAX_STANDARDS or len(bridged) > MAX_STANDARDS:
+        answer["note"] = (
+            f"Lists show the first {MAX_STANDARDS} codes; GET curriculums/{curriculum_id}/"
+            "coverage has every standard."
+        )
+    return answer

@@ -1,0 +1,249 @@
+"""How well a curriculum covers a framework: each standard of the framework with the
+lessons, activities and assessments aligned to it directly (`hasEducationalAlignment`), or
+to one of its crosswalk counterparts (published or derived from learning components).
+
+The export aligns curriculum to Common Core; through crosswalks a district in any state
+whose standards have learning components sees what the curriculum covers of its own
+framework. A standard is covered only by alignments to itself or to its counterparts:
+nothing rolls up from its children.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+from edukg.model.contract import GRADE_LEVELS
+from edukg.model.errors import NotFoundError
+from edukg.model.vocabulary import curriculum_of
+from edukg.services.comparison import PairFilter
+from edukg.services.crosswalks import (
+    Item,
+    Pair,
+    counterparts,
+    framework,
+    item_of,
+    members,
+    remembered,
+)
+from edukg.services.graph import Page, known_curriculum
+from edukg.store.base import ALIGNED_CONTENT, ALIGNED_TO, CHILDREN, Members, Store
+
+DIRECT, CROSSWALK, NONE = "direct", "crosswalk", "none"
+_TYPES = {"lesson": "Lesson", "activity": "Activity", "assessment": "Assessment"}
+
+
+@dataclass
+class Covered:
+    """One standard of the framework and what covers it."""
+
+    standard: Item
+    direct: list[dict[str, Any]]
+    via: list[tuple[Pair, list[dict[str, Any]]]]
+    domain: Item | None  # the top-level grouping it lies under
+
+    @property
+    def status(self) -> str:
+        """direct, crosswalk or none."""
+        return DIRECT if self.direct else CROSSWALK if self.via else NONE
+
+    def row(self) -> dict[str, Any]:
+        """The row of `edukg coverage` and GET curriculums/{id}/coverage."""
+        return {
+            "standard": self.standard.brief(),
+            "direct": self.direct,
+            "viaCrosswalk": [
+                {
+                    "standard": pair.target.brief(),
+                    "jaccard": pair.jaccard,
+                    "method": pair.method,
+                    "aligned": aligned,
+                }
+                for pair, aligned in self.via
+            ],
+            "status": self.status,
+            "domain": _domain_brief(self.domain),
+        }
+
+
+def _domain_brief(domain: Item | None) -> dict[str, Any] | None:
+    if domain is None:
+        return None
+    return {
+        "identifier": domain.identifier,
+        "caseIdentifierUUID": domain.case_uuid,
+        "statementCode": domain.code,
+        "description": domain.description,
+    }
+
+
+@dataclass
+class Coverage:
+    """A curriculum's coverage of a framework, by standard identifier."""
+
+    curriculum: str
+    framework: Item
+    standards: list[Covered] = field(default_factory=list)
+    domains: dict[str, Item] = field(default_factory=dict)
+
+
+def coverage(store: Store, curriculum_id: str, framework_uuid: str, where: PairFilter) -> Coverage:
+    """Every standard of the framework (with `where`'s grade and statement type) and what
+    of the curriculum covers it; counterparts at least `where.min_jaccard`."""
+    known_curriculum(store, curriculum_id)
+
+    def compute() -> tuple[int, Coverage]:
+        found = _coverage(store, curriculum_id, framework_uuid, where)
+        return len(found.standards), found
+
+    return remembered(store, ("coverage", curriculum_id, framework_uuid.lower(), where), compute)
+
+
+def _coverage(store: Store, curriculum_id: str, framework_uuid: str, where: PairFilter) -> Coverage:
+    found = framework(store, framework_uuid)
+    if found is None:
+        raise NotFoundError(
+            f'Standards framework with CASE UUID "{framework_uuid}" not found. '
+            "GET standards-frameworks lists the loaded ones."
+        )
+    items = members(store, Members(found.identifier, where.grades_mask, None, where.statement_type))
+    aligned = _Aligned(store, curriculum_id)
+    direct = aligned.of(items)
+    pairs = counterparts(store, items, None, where.min_jaccard, aligned.having)
+    domain_of, domains = _domains(store, found.identifier)
+    result = Coverage(curriculum_id, item_of(found.identifier, found.doc), domains=domains)
+    for identifier in sorted(items, key=str.encode):
+        via = [
+            (pair, aligned.known[pair.target.identifier])
+            for pair in pairs.get(identifier, [])
+            if aligned.known.get(pair.target.identifier)
+        ]
+        domain = domains.get(domain_of.get(identifier, ""))
+        result.standards.append(Covered(items[identifier], direct.get(identifier, []), via, domain))
+    return result
+
+
+class _Aligned:
+    """The curriculum's content aligned to standards, read once per standard."""
+
+    def __init__(self, store: Store, curriculum_id: str) -> None:
+        self.store = store
+        self.curriculum = curriculum_id
+        self.known: dict[str, list[dict[str, Any]]] = {}
+
+    def of(self, standards: Iterable[str]) -> dict[str, list[dict[str, Any]]]:
+        wanted = [s for s in standards if s not in self.known]
+        found: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        for kind, relation in ALIGNED_TO.items():
+            for standard, _, doc in self.store.rows_many(relation, wanted):
+                record = orjson.loads(doc)
+                if curriculum_of(record) == self.curriculum:
+                    found[standard].append(_content(kind, record))
+        for standard in wanted:
+            self.known[standard] = sorted(found.get(standard, []), key=_content_order)
+        return {s: self.known[s] for s in standards if self.known.get(s)}
+
+    def having(self, standards: set[str]) -> set[str]:
+        """Those of `standards` that the curriculum aligns content to (the content's
+        records read only for standards that have any: a cheap list says which)."""
+        aligned = {s for s, _ in self.store.links_many(ALIGNED_CONTENT, sorted(standards))}
+        return set(self.of(aligned))
+
+
+def _content(kind: str, record: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "identifier": record.get("identifier"),
+        "type": _TYPES[kind],
+        "name": record.get("name"),
+        "ordinalName": record.get("ordinalName"),
+        "courseCode": record.get("courseCode"),
+        "curriculumAlignmentType": record.get("curriculumAlignmentType") or [],
+    }
+
+
+def _content_order(content: dict[str, Any]) -> tuple[str, str, str]:
+    return (str(content["courseCode"]), str(content["type"]), str(content["identifier"]))
+
+
+def _domains(store: Store, framework_id: str) -> tuple[dict[str, str], dict[str, Item]]:
+    """Each item's top-level grouping (the framework's direct child it lies under, the
+    first one found when several), and those groupings' records."""
+    top = [child for _, child in store.links_many(CHILDREN, [framework_id])]
+    domain_of = {child: child for child in top}
+    frontier = top
+    for _ in range(64):  # deeper than any framework; stops a cycle in bad data
+        if not frontier:
+            break
+        below = []
+        for parent, child in store.links_many(CHILDREN, frontier):
+            if child not in domain_of:
+                domain_of[child] = domain_of[parent]
+                below.append(child)
+        frontier = below
+    found = store.by_identifiers(top)
+    return domain_of, {i: item_of(i, f.doc) for i, f in found.items()}
+
+
+def coverage_page(result: Coverage, after: str | None, limit: int) -> Page:
+    """One page of coverage rows, by standard identifier."""
+    rows = [
+        (c.standard.identifier, orjson.dumps(c.row()))
+        for c in result.standards
+        if after is None or c.standard.identifier.encode() > after.encode()
+    ]
+    return Page(rows[: limit + 1], limit)
+
+
+def summary(result: Coverage) -> dict[str, Any]:
+    """Counts of standards covered directly, through a crosswalk, and not, per grade and
+    per top-level grouping (domain), and in all."""
+    order = {grade: i for i, grade in enumerate(GRADE_LEVELS)}
+    by_grade: dict[str | None, dict[str, int]] = {}
+    by_domain: dict[str | None, dict[str, int]] = {}
+    total = _counts()
+    for covered in result.standards:
+        for grade in covered.standard.grades or (None,):
+            by_grade.setdefault(grade, _counts())[covered.status] += 1
+        domain = covered.domain.identifier if covered.domain else None
+        by_domain.setdefault(domain, _counts())[covered.status] += 1
+        total[covered.status] += 1
+    return {
+        "curriculumId": result.curriculum,
+        "framework": result.framework.brief() | {"name": _name(result.framework)},
+        "total": _named(total),
+        "byGrade": [
+            {"gradeLevel": grade, **_named(c)}
+            for grade, c in sorted(by_grade.items(), key=lambda kv: order.get(kv[0] or "", 99))
+        ],
+        "byDomain": [
+            {"domain": result.domains[d].brief() if d in result.domains else None, **_named(c)}
+            for d, c in sorted(by_domain.items(), key=lambda kv: _domain_order(result, kv[0]))
+        ],
+    }
+
+
+def _counts() -> dict[str, int]:
+    return {DIRECT: 0, CROSSWALK: 0, NONE: 0}
+
+
+def _named(c: dict[str, int]) -> dict[str, int]:
+    return {
+        "standards": c[DIRECT] + c[CROSSWALK] + c[NONE],
+        "direct": c[DIRECT],
+        "viaCrosswalk": c[CROSSWALK],
+        "notCovered": c[NONE],
+    }
+
+
+def _name(item: Item) -> Any:
+    return orjson.loads(item.doc).get("name")
+
+
+def _domain_order(result: Coverage, domain: str | None) -> tuple[int, str]:
+    if domain is None or domain not in result.domains:
+        return (1, "")
+    return (0, result.domains[domain].code or result.domains[domain].description or domain)

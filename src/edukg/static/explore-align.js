@@ -1,0 +1,117 @@
+// edukg explorer: comparing frameworks and a curriculum's coverage, over the public API.
+// Registers its views for explore.js, which calls them with its helpers (h).
+(() => {
+  "use strict";
+  const views = (window.edukgViews = window.edukgViews || []);
+  const pct = (n, d) => (d ? Math.round((100 * n) / d) : 0);
+  const bar = (h, value) => `<span class="bar-wrap" aria-hidden="true"><span class="bar" style="width:${Math.round((value || 0) * 100)}%"></span></span>${(value ?? 0).toFixed(2)}`;
+
+  async function frameworkOptions(h, chosen) {
+    const fws = (await h.all("/standards-frameworks", { includeNonCurrent: "true" }))
+      .sort((a, b) => h.natural(`${a.jurisdiction} ${a.name}`, `${b.jurisdiction} ${b.name}`));
+    return { fws, html: (sel) => fws.map((f) => `<option value="${h.esc(f.caseIdentifierUUID)}"${f.caseIdentifierUUID === sel ? " selected" : ""}>${h.esc(f.jurisdiction)}: ${h.esc(f.name)}</option>`).join("") };
+  }
+
+  const GRADES = ["PK", "K", "1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12"];
+  const gradeOptions = (h, chosen) => `<option value="">All grades</option>` + GRADES.map((g) => `<option${g === chosen ? " selected" : ""}>${h.esc(g)}</option>`).join("");
+
+  // ---- Compare frameworks: each source standard with its best counterparts -----------
+  async function compare(h) {
+    document.title = "Compare frameworks · edukg explorer";
+    const q = new URLSearchParams(location.search);
+    const { fws, html } = await frameworkOptions(h);
+    const source = q.get("source") || (fws[0] || {}).caseIdentifierUUID;
+    const sourceFw = fws.find((f) => f.caseIdentifierUUID === source) || {};
+    const target = q.get("target") || (fws.find((f) => f.caseIdentifierUUID !== source && f.academicSubject === sourceFw.academicSubject) || {}).caseIdentifierUUID || "";
+    const grade = q.get("grade") || "";
+    h.main.innerHTML = `<h1>Compare frameworks</h1>
+      <p class="muted">Each standard of the first framework with its counterparts in the second: published crosswalks, and crosswalks derived from the learning components the two standards share (Jaccard: 1 = the same skills).</p>
+      <div class="filters">
+        <label for="source">From <select id="source">${html(source)}</select></label>
+        <label for="target">To <select id="target">${html(target)}</select></label>
+        <label for="grade">Grade <select id="grade">${gradeOptions(h, grade)}</select></label>
+      </div>
+      <section id="summary" aria-labelledby="sum-h"><h2 id="sum-h">Summary per grade</h2><div id="sum"></div></section>
+      <section aria-labelledby="pairs-h"><h2 id="pairs-h">Standards</h2><ul class="plain fw-list" id="pairs"></ul></section>`;
+    const f = (sel) => h.main.querySelector(sel);
+    const go = () => { h.navigate("/compare", { source: f("#source").value, target: f("#target").value, grade: f("#grade").value }); };
+    for (const sel of ["#source", "#target", "#grade"]) f(sel).onchange = go;
+    if (!source || !target || source === target) { h.say("Pick two different frameworks."); return; }
+    const params = { sourceFrameworkCaseIdentifierUUID: source, targetFrameworkCaseIdentifierUUID: target, gradeLevel: grade };
+    const [summary, pairs, standards] = await Promise.all([
+      h.api("/framework-crosswalks/summary", params),
+      h.all("/framework-crosswalks", params),
+      h.all("/academic-standards", { standardsFrameworkCaseIdentifierUUID: source, gradeLevel: grade, normalizedStatementType: "Standard" }),
+    ]);
+    f("#sum").innerHTML = `<table><thead><tr><th scope="col">Grade</th><th scope="col">Standards</th><th scope="col">With a counterpart</th><th scope="col">Jaccard ≥ 0.5</th><th scope="col">Jaccard 1.0</th><th scope="col">None</th></tr></thead><tbody>
+      ${summary.data.map((r) => `<tr><th scope="row">${h.esc(r.gradeLevel ?? "—")}</th><td>${r.standards}</td><td>${r.withCounterpart} (${pct(r.withCounterpart, r.standards)}%)</td><td>${r.withJaccardAtLeastHalf}</td><td>${r.withExactCounterpart}</td><td>${r.withoutCounterpart}</td></tr>`).join("") || '<tr><td colspan="6">No standards.</td></tr>'}</tbody></table>`;
+    const bySource = new Map();
+    for (const p of pairs) { if (!bySource.has(p.source.identifier)) bySource.set(p.source.identifier, []); bySource.get(p.source.identifier).push(p); }
+    standards.sort((a, b) => h.natural(a.statementCode, b.statementCode));
+    f("#pairs").innerHTML = standards.map((s) => {
+      const best = (bySource.get(s.identifier) || []).sort((a, b) => (b.jaccard || 0) - (a.jaccard || 0)).slice(0, 3);
+      const rows = best.map((p) => `<li class="pair"><a href="${h.link(`/standards/${h.esc(p.target.caseIdentifierUUID)}`)}"><span class="code">${h.esc(p.target.statementCode || "standard")}</span></a> ${bar(h, p.jaccard)} <span class="chip">${h.esc(p.method)}</span> <span class="muted">${h.esc(p.sharedLCCount ?? "?")} shared</span></li>`).join("");
+      return `<li class="${best.length ? "matched" : "unmatched"}"><a href="${h.link(`/standards/${h.esc(s.caseIdentifierUUID)}`)}"><span class="code">${h.esc(s.statementCode || "")}</span></a> ${h.statement(s.description)}
+        ${best.length ? `<ul class="plain">${rows}</ul>` : '<p class="muted no-match">No counterpart in the other framework.</p>'}</li>`;
+    }).join("") || "<li>No standards in this grade.</li>";
+    h.say(`${standards.length} standards; ${pairs.length} crosswalks.`);
+  }
+
+  // ---- Coverage: grades by domains, coloured by the share covered --------------------
+  async function coverage(h) {
+    document.title = "Curriculum coverage · edukg explorer";
+    const q = new URLSearchParams(location.search);
+    const { fws, html } = await frameworkOptions(h);
+    const framework = q.get("framework") || (fws[0] || {}).caseIdentifierUUID;
+    let curricula = [];
+    try { await h.api("/curriculums/%20/coverage/summary", { standardsFrameworkCaseIdentifierUUID: framework }); }
+    catch (err) { curricula = (err.details && err.details.loaded) || []; }  // the 400 lists them
+    const curriculum = q.get("curriculum") || curricula[0] || "";
+    h.main.innerHTML = `<h1>Curriculum coverage</h1>
+      <p class="muted">How much of a framework a curriculum covers: standards with lessons, activities or assessments aligned to them directly, or to a crosswalk counterpart (published, or derived from shared learning components).</p>
+      <div class="filters">
+        <label for="curriculum">Curriculum <select id="curriculum">${curricula.map((c) => `<option${c === curriculum ? " selected" : ""}>${h.esc(c)}</option>`).join("")}</select></label>
+        <label for="framework">Framework <select id="framework">${html(framework)}</select></label>
+      </div>
+      <p id="totals"></p><div class="grid-wrap"><table id="grid" class="grid"></table></div>
+      <p class="legend"><span class="swatch direct"></span> direct <span class="swatch crosswalk"></span> through a crosswalk <span class="swatch none"></span> not covered</p>
+      <section id="cell" aria-live="polite"></section>`;
+    const f = (sel) => h.main.querySelector(sel);
+    for (const sel of ["#curriculum", "#framework"]) f(sel).onchange = () => h.navigate("/coverage", { curriculum: f("#curriculum").value, framework: f("#framework").value });
+    if (!curriculum) { h.say("No curriculum is loaded."); return; }
+    const rows = await h.all(`/curriculums/${encodeURIComponent(curriculum)}/coverage`, { standardsFrameworkCaseIdentifierUUID: framework });
+    const domains = new Map(), grades = new Set();
+    for (const r of rows) {
+      const d = r.domain ? r.domain.identifier : "";
+      if (!domains.has(d)) domains.set(d, r.domain);
+      for (const g of r.standard.gradeLevel.length ? r.standard.gradeLevel : ["—"]) grades.add(g);
+    }
+    const gradeList = [...grades].sort((a, b) => GRADES.indexOf(a) - GRADES.indexOf(b));
+    const domainList = [...domains.entries()].sort((a, b) => h.natural(a[1] && (a[1].statementCode || a[1].description), b[1] && (b[1].statementCode || b[1].description)));
+    const inCell = (d, g) => rows.filter((r) => (r.domain ? r.domain.identifier : "") === d && (r.standard.gradeLevel.length ? r.standard.gradeLevel : ["—"]).includes(g));
+    const dname = (dom) => dom ? (dom.statementCode || (dom.description || "").slice(0, 40)) : "(no domain)";
+    f("#grid").innerHTML = `<thead><tr><th scope="col">Domain</th>${gradeList.map((g) => `<th scope="col">${h.esc(g)}</th>`).join("")}</tr></thead><tbody>
+      ${domainList.map(([d, dom]) => `<tr><th scope="row">${h.esc(dname(dom))}</th>${gradeList.map((g) => {
+        const cell = inCell(d, g);
+        if (!cell.length) return "<td></td>";
+        const covered = cell.filter((r) => r.status !== "none").length, direct = cell.filter((r) => r.status === "direct").length;
+        const share = covered / cell.length;
+        return `<td><button class="cell" data-d="${h.esc(d)}" data-g="${h.esc(g)}" style="--share:${share.toFixed(2)}" title="${covered} of ${cell.length} covered (${direct} directly)">${pct(covered, cell.length)}%</button></td>`;
+      }).join("")}</tr>`).join("")}</tbody>`;
+    const total = rows.length, covered = rows.filter((r) => r.status !== "none").length;
+    f("#totals").textContent = `${covered} of ${total} standards covered (${pct(covered, total)}%): ${rows.filter((r) => r.status === "direct").length} directly, ${rows.filter((r) => r.status === "crosswalk").length} through crosswalks.`;
+    f("#grid").addEventListener("click", (ev) => {
+      const b = ev.target.closest("button.cell");
+      if (!b) return;
+      const cell = inCell(b.dataset.d, b.dataset.g).sort((a, c) => h.natural(a.standard.statementCode, c.standard.statementCode));
+      const content = (list) => list.map((c) => `${h.esc(c.type)} ${h.esc(c.name || c.identifier)}`).join("; ");
+      f("#cell").innerHTML = `<h2>${h.esc(dname(domains.get(b.dataset.d)))}, grade ${h.esc(b.dataset.g)}</h2><ul class="plain fw-list">${cell.map((r) => `<li><span class="chip status-${h.esc(r.status)}">${h.esc(r.status)}</span>
+        <a href="${h.link(`/standards/${h.esc(r.standard.caseIdentifierUUID)}`)}"><span class="code">${h.esc(r.standard.statementCode || "")}</span></a> ${h.statement(r.standard.description)}
+        ${r.direct.length ? `<p class="muted">${content(r.direct)}</p>` : ""}
+        ${r.viaCrosswalk.map((v) => `<p class="muted">via <span class="code">${h.esc(v.standard.statementCode || "")}</span> (${h.esc(v.method)}, Jaccard ${(v.jaccard ?? 0).toFixed(2)}): ${content(v.aligned)}</p>`).join("")}</li>`).join("")}</ul>`;
+    });
+    h.say(`${total} standards of ${curriculum}'s coverage.`);
+  }
+
+  views.push({ pattern: /^\/compare\/?$/, view: compare }, { pattern: /^\/coverage\/?$/, view: coverage });
+})();

@@ -1,0 +1,140 @@
+"""API keys in their own SQLite file beside the data file."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import threading
+from pathlib import Path
+from typing import Any
+
+from edukg.store.base import Principal, StoreUnavailable
+from edukg.store.keys import KeyStoreBase, keys_path_for
+
+_KEY_SCHEMA = """
+CREATE TABLE IF NOT EXISTS secret (
+  id    INTEGER PRIMARY KEY CHECK (id = 1),
+  value BLOB NOT NULL
+);
+CREATE TABLE IF NOT EXISTS api_keys (
+  name       TEXT NOT NULL,
+  digest     BLOB NOT NULL UNIQUE,
+  last4      TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  revoked_at TEXT,
+  rate       REAL,
+  burst      INTEGER
+);
+CREATE UNIQUE INDEX IF NOT EXISTS api_keys_live_name ON api_keys (name) WHERE revoked_at IS NULL;
+"""
+
+
+_VERIFIED_MAX = 10_000  # live keys remembered (only live ones: guesses cannot fill it)
+_REFUSED_MAX = 4_096  # wrong keys remembered, oldest forgotten first
+
+
+class SqliteKeyStore(KeyStoreBase):
+    """API keys in their own SQLite file beside the data file (WAL: readers see revokes at once).
+
+    Verdicts are remembered until the key file changes: SQLite's data_version moves
+    with every commit of another connection (a revoke by `edukg keys`), this
+    connection's own writes clear them too, and a file replaced or deleted under a
+    running server (its device and inode) clears them and reopens. With no key file at
+    all every key is refused (StoreUnavailable), and no file is made.
+    """
+
+    def __init__(self, path: Path, create: bool = True) -> None:
+        super().__init__()
+        self._path = path
+        self._where = str(path)  # os.stat of a str skips the Path protocol on every request
+        self._create = create
+        self._conn: sqlite3.Connection | None = None
+        self._identity: tuple[int, int] | None = None
+        self._verified: dict[str, Principal] = {}
+        self._refused: dict[str, None] = {}
+        self._version: int | None = None
+        self._lock = threading.Lock()
+
+    def verify(self, key: str) -> Principal | None:
+        """Who holds the live key `key`, or None (re-read when the key file changed)."""
+        (version,) = self._connection().execute("PRAGMA data_version").fetchone()
+        if version != self._version:
+            self._forget()
+            self._version = version
+        known = self._verified.get(key)
+        if known is not None:
+            return known
+        if key in self._refused:
+            return None  # a wrong key costs a lookup, not a query
+        principal = super().verify(key)
+        if principal is not None:
+            if len(self._verified) < _VERIFIED_MAX:
+                self._verified[key] = principal
+        else:
+            if len(self._refused) >= _REFUSED_MAX:
+                del self._refused[next(iter(self._refused))]
+            self._refused[key] = None
+        return principal
+
+    def _forget(self) -> None:
+        self._verified.clear()
+        self._refused.clear()
+
+    @classmethod
+    def for_db(cls, db: str, create: bool = True) -> SqliteKeyStore:
+        """The key store beside the data file `db` (made on first use if `create`)."""
+        return cls(keys_path_for(db), create)
+
+    def exists(self) -> bool:
+        """Whether the key file is there."""
+        return self._path.is_file()
+
+    def _connection(self) -> sqlite3.Connection:
+        try:
+            st = os.stat(self._where)
+            identity: tuple[int, int] | None = (st.st_dev, st.st_ino)
+        except FileNotFoundError:
+            identity = None
+        if self._conn is not None and identity == self._identity:
+            return self._conn
+        with self._lock:
+            if self._conn is not None and identity == self._identity:
+                return self._conn  # another thread reopened it meanwhile
+            return self._reopen(identity)
+
+    def _reopen(self, identity: tuple[int, int] | None) -> sqlite3.Connection:
+        """A new connection for a key file gone or replaced (lock held); the old one is let
+        go, not closed, as another thread may still be reading it."""
+        self._conn = None
+        self._forget()
+        self._version = None
+        self._secret = b""
+        if identity is None and not self._create:
+            raise StoreUnavailable(f"no key file at {self._path}: every key is refused")
+        self._path.parent.mkdir(parents=True, exist_ok=True)
+        conn = sqlite3.connect(
+            self._path, isolation_level=None, check_same_thread=False, timeout=10
+        )
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA busy_timeout=10000")
+        conn.executescript(_KEY_SCHEMA)
+        st = os.stat(self._path)
+        self._conn, self._identity = conn, (st.st_dev, st.st_ino)
+        return conn
+
+    def _one(self, sql: str, params: tuple[Any, ...]) -> tuple[Any, ...] | None:
+        row: tuple[Any, ...] | None = self._connection().execute(sql, params).fetchone()
+        return row
+
+    def _all(self, sql: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+        return self._connection().execute(sql, params).fetchall()
+
+    def _run(self, sql: str, params: tuple[Any, ...]) -> int:
+        self._forget()  # this connection's own writes do not move data_version
+        return self._connection().execute(sql, params).rowcount
+
+    def close(self) -> None:
+        """Close the connection."""
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
