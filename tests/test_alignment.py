@@ -363,3 +363,24 @@ def test_explorer_shows_coverage_grid(page: object, generated: Api, truth: Expor
     page.wait_for_selector("#cell li")  # type: ignore[attr-defined]
     assert page.locator("#cell .chip").count() >= 1  # type: ignore[attr-defined]
     shot(page, "coverage", "generated")
+
+
+def test_framework_items_row_equals_the_records(generated_db: str, truth: Export) -> None:
+    """The one row per framework that comparisons read says what the records say (and a
+    release without it is read from the records)."""
+    from edukg.services.crosswalks import component_sets, framework_items, members
+    from edukg.store import open_store
+    from edukg.store.base import Members
+
+    store = open_store(generated_db, refresh=0)
+    try:
+        for framework in _frameworks(truth):
+            for query in (Members(framework), Members(framework, 1 << 5, None, "Standard")):
+                items, sets = framework_items(store, query)
+                records = members(store, query)
+                assert list(items) == list(records)
+                assert [i.brief() for i in items.values()] == [
+                    r.brief() for r in records.values()]  # fmt: skip
+                assert sets == component_sets(store, records)
+    finally:
+        store.close()

@@ -26,11 +26,11 @@ def cmd_crosswalk(args: argparse.Namespace) -> int:
     def run(store: Store) -> int:
         source = comparison.resolve_framework(store, args.source)
         target = comparison.resolve_framework(store, args.target)
-        sources, pairs = comparison.framework_pairs(store, source, target, _filter(args))
-        rows = [pair.row() for pair in pairs]
+        compared = comparison.compare(store, source, target, _filter(args))
+        rows = [orjson.loads(row) for row in compared.rows]
         if _machine_output(args, rows, _crosswalk_columns, _CROSSWALK_TEMPLATE):
             return EXIT_OK
-        _summary_table(f"{args.source} -> {args.target}", comparison.grade_summary(sources, pairs))
+        _summary_table(f"{args.source} -> {args.target}", compared.summary)
         table = Table(title=f"{len(rows):,} crosswalks")
         for column in ("source", "target", "jaccard", "shared", "method"):
             table.add_column(column)
@@ -49,10 +49,10 @@ def cmd_coverage(args: argparse.Namespace) -> int:
     def run(store: Store) -> int:
         framework = comparison.resolve_framework(store, args.framework)
         result = coverage.coverage(store, args.curriculum, framework, _filter(args))
-        rows = [covered.row() for covered in result.standards]
+        rows = [orjson.loads(row) for _, row in result.rows]
         if _machine_output(args, rows, _coverage_columns, _COVERAGE_TEMPLATE):
             return EXIT_OK
-        summary = coverage.summary(result)
+        summary = result.summary
         table = Table(title=f"{args.curriculum} in {args.framework}")
         for column in ("grade", "standards", "direct", "via crosswalk", "not covered"):
             table.add_column(column, justify="left" if column == "grade" else "right")

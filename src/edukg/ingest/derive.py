@@ -8,6 +8,7 @@ is what keeps the two backends from growing two versions of one meaning.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from itertools import groupby
 from typing import Any
 
 import orjson
@@ -16,7 +17,14 @@ from edukg.ingest import curriculum
 from edukg.ingest.normalize import typed
 from edukg.model.case_ids import definition_id
 from edukg.model.records import with_children, with_encoded
-from edukg.store.base import CASE_DEFINITIONS, CROSSWALK, DocOut, OutRow
+from edukg.store.base import (
+    CASE_DEFINITIONS,
+    CROSSWALK,
+    FRAMEWORK_ITEMS,
+    ITEM_FIELDS,
+    DocOut,
+    OutRow,
+)
 
 
 def crosswalk_rows(rows: Iterable[tuple[Any, ...]]) -> Iterator[OutRow]:
@@ -33,6 +41,18 @@ def crosswalk_rows(rows: Iterable[tuple[Any, ...]]) -> Iterator[OutRow]:
         members = figures[1:-1]
         yield CROSSWALK, source, target, t_jur, jaccard, with_encoded(bytes(t_doc), members)
         yield CROSSWALK, target, source, s_jur, jaccard, with_encoded(bytes(s_doc), members)
+
+
+def framework_items(rows: Iterable[tuple[str, str, bytes, str | None]]) -> Iterator[OutRow]:
+    """One row per framework: `{"items": [[identifier, *ITEM_FIELDS, [components]], ...]}`,
+    so that a comparison reads one row, not every record and component list."""
+    for framework, group in groupby(rows, key=lambda row: row[0]):
+        items = []
+        for _, identifier, doc, components in group:
+            record = orjson.loads(doc)
+            lcs = sorted(components.split(" ")) if components else []
+            items.append([identifier, *(record.get(f) for f in ITEM_FIELDS), lcs])
+        yield FRAMEWORK_ITEMS, framework, "", None, None, orjson.dumps({"items": items})
 
 
 def _properties(line: bytes) -> dict[str, Any]:
@@ -70,6 +90,7 @@ class Rules:
     """The `store.base.Derivations` that every loader is given."""
 
     crosswalk_rows = staticmethod(crosswalk_rows)
+    framework_items = staticmethod(framework_items)
     curriculum = staticmethod(curriculum_rows)
     with_children = staticmethod(with_children)
     case_definitions = staticmethod(case_definitions)

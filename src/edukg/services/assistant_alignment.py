@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import orjson
+
 from edukg.model.vocabulary import grade_mask
 from edukg.services import comparison, coverage
 from edukg.services.assistant import MAX_LINKED, MAX_STANDARDS, natural
@@ -65,13 +67,17 @@ def curriculum_coverage(
     result = coverage.coverage(
         store, curriculum_id, uuid, PairFilter(grade_mask(grades), min_jaccard=min_jaccard)
     )
-    summary = coverage.summary(result)
-    ordered = sorted(result.standards, key=lambda c: natural(c.standard.code))
-    missing = [c.standard.code for c in ordered if c.status == coverage.NONE]
+    summary = result.summary
+    rows = [orjson.loads(row) for _, row in result.rows]
+    ordered = sorted(rows, key=lambda r: natural(r["standard"]["statementCode"]))
+    missing = [r["standard"]["statementCode"] for r in ordered if r["status"] == coverage.NONE]
     bridged = [
-        {"code": c.standard.code, "via": [p.target.code for p, _ in c.via][:5]}
-        for c in ordered
-        if c.status == coverage.CROSSWALK
+        {
+            "code": r["standard"]["statementCode"],
+            "via": [v["standard"]["statementCode"] for v in r["viaCrosswalk"]][:5],
+        }
+        for r in ordered
+        if r["status"] == coverage.CROSSWALK
     ]
     answer: dict[str, Any] = {
         "curriculumId": curriculum_id,

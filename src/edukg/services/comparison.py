@@ -16,12 +16,11 @@ from edukg.model.vocabulary import FRAMEWORK, UUID_PATTERN
 from edukg.services.crosswalks import (
     Item,
     Pair,
-    component_sets,
     counterparts,
     derive,
     framework,
+    framework_items,
     item_of,
-    members,
     merged,
     published_pairs,
     remembered,
@@ -82,47 +81,47 @@ def _frameworks(store: Store, source_uuid: str, target_uuid: str) -> tuple[Found
     return found[0], found[1]
 
 
+@dataclass(frozen=True)
+class Comparison:
+    """Every pair between two frameworks, encoded, with the summary per grade. Kept per
+    release as bytes: a kept value of few objects costs the garbage collector nothing
+    (thousands of kept pair objects made its full passes take 40 ms and more)."""
+
+    keys: list[tuple[bytes, bytes]]  # (source, target) identifiers, in order
+    rows: list[bytes]  # each Pair.row(), encoded
+    summary: list[dict[str, object]]  # grade_summary
+
+
+def compare(store: Store, source_uuid: str, target_uuid: str, where: PairFilter) -> Comparison:
+    """Every crosswalk from the source framework to the target framework (see
+    framework_pairs), computed once per release and filters."""
+
+    def compute() -> tuple[int, Comparison]:
+        sources, pairs = framework_pairs(store, source_uuid, target_uuid, where)
+        keys = [(p.source.identifier.encode(), p.target.identifier.encode()) for p in pairs]
+        rows = [orjson.dumps(p.row()) for p in pairs]
+        return len(rows), Comparison(keys, rows, grade_summary(sources, pairs))
+
+    key = ("pairs", source_uuid.lower(), target_uuid.lower(), where)
+    return remembered(store, key, compute)
+
+
 def framework_pairs(
     store: Store, source_uuid: str, target_uuid: str, where: PairFilter
 ) -> tuple[dict[str, Item], list[Pair]]:
     """The source framework's items (filtered) and every pair from them to the target
     framework's items, published or derived, by source then target identifier."""
-    key = ("pairs", source_uuid.lower(), target_uuid.lower(), where)
-
-    def compute() -> tuple[int, tuple[dict[str, Item], list[Pair]]]:
-        found = _framework_pairs(store, source_uuid, target_uuid, where)
-        return len(found[0]) + len(found[1]), found
-
-    return remembered(store, key, compute)
-
-
-def _framework_pairs(
-    store: Store, source_uuid: str, target_uuid: str, where: PairFilter
-) -> tuple[dict[str, Item], list[Pair]]:
     source_fw, target_fw = _frameworks(store, source_uuid, target_uuid)
     query = Members(source_fw.identifier, where.grades_mask, where.subject, where.statement_type)
-    sources, source_sets = _framework_items(store, query)
+    sources, source_sets = framework_items(store, query)
     if _subject_of(source_fw) != _subject_of(target_fw):
         return sources, []  # frameworks of different subjects share no item's subject
     query = Members(target_fw.identifier, 0, where.subject, where.statement_type)
-    targets, target_sets = _framework_items(store, query)
+    targets, target_sets = framework_items(store, query)
     overlaps = scores(source_sets, target_sets)
     derived = derive(overlaps, sources, targets, lambda s, t: s not in targets and t not in sources)
     pairs = merged(published_pairs(store, sources, targets), derived)
     return sources, [p for p in pairs if strong_enough(p, where.min_jaccard)]
-
-
-def _framework_items(
-    store: Store, query: Members
-) -> tuple[dict[str, Item], dict[str, frozenset[str]]]:
-    """A framework's items and their learning components, read once per release: one
-    framework is compared with many."""
-
-    def compute() -> tuple[int, tuple[dict[str, Item], dict[str, frozenset[str]]]]:
-        items = members(store, query)
-        return len(items), (items, component_sets(store, items))
-
-    return remembered(store, ("items", query), compute)
 
 
 def _subject_of(found: Found) -> str | None:
@@ -130,24 +129,24 @@ def _subject_of(found: Found) -> str | None:
     return subject if isinstance(subject, str) else None
 
 
-def pair_key(pair: Pair) -> str:
-    """A pair's place in the list, as a cursor carries it."""
-    return orjson.dumps([pair.source.identifier, pair.target.identifier]).decode()
-
-
-def pairs_page(pairs: list[Pair], after: str | None, limit: int) -> Page:
-    """One page of pairs as JSON rows (see Pair.row), after the cursor's pair."""
+def pairs_page(comparison: Comparison, after: str | None, limit: int) -> Page:
+    """One page of a comparison's rows, after the cursor's pair."""
     start = 0
     if after is not None:
         try:
             last = tuple(str(x).encode() for x in orjson.loads(after))
         except (ValueError, TypeError):
             raise ValidationError("Invalid cursor: restart the walk (omit cursor).") from None
-        start = bisect.bisect_right(
-            pairs, last, key=lambda p: (p.source.identifier.encode(), p.target.identifier.encode())
-        )
-    chosen = pairs[start : start + limit + 1]
-    return Page([(pair_key(p), orjson.dumps(p.row())) for p in chosen], limit)
+        start = bisect.bisect_right(comparison.keys, last)
+    end = start + limit + 1
+    keys = comparison.keys[start:end]
+    return Page(
+        [
+            (orjson.dumps([s.decode(), t.decode()]).decode(), row)
+            for (s, t), row in zip(keys, comparison.rows[start:end], strict=True)
+        ],
+        limit,
+    )
 
 
 def grade_summary(sources: dict[str, Item], pairs: Iterable[Pair]) -> list[dict[str, object]]:

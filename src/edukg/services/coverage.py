@@ -10,6 +10,7 @@ nothing rolls up from its children.
 
 from __future__ import annotations
 
+import bisect
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -26,8 +27,8 @@ from edukg.services.crosswalks import (
     Pair,
     counterparts,
     framework,
+    framework_items,
     item_of,
-    members,
     remembered,
 )
 from edukg.services.graph import Page, known_curriculum
@@ -91,14 +92,26 @@ class Coverage:
     domains: dict[str, Item] = field(default_factory=dict)
 
 
-def coverage(store: Store, curriculum_id: str, framework_uuid: str, where: PairFilter) -> Coverage:
+@dataclass(frozen=True)
+class CoverageResult:
+    """A coverage, encoded: each standard's row by identifier, and the summary (kept per
+    release as bytes, which the garbage collector need not walk)."""
+
+    rows: list[tuple[str, bytes]]
+    summary: dict[str, Any]
+
+
+def coverage(
+    store: Store, curriculum_id: str, framework_uuid: str, where: PairFilter
+) -> CoverageResult:
     """Every standard of the framework (with `where`'s grade and statement type) and what
     of the curriculum covers it; counterparts at least `where.min_jaccard`."""
     known_curriculum(store, curriculum_id)
 
-    def compute() -> tuple[int, Coverage]:
+    def compute() -> tuple[int, CoverageResult]:
         found = _coverage(store, curriculum_id, framework_uuid, where)
-        return len(found.standards), found
+        rows = [(c.standard.identifier, orjson.dumps(c.row())) for c in found.standards]
+        return len(rows), CoverageResult(rows, summary(found))
 
     return remembered(store, ("coverage", curriculum_id, framework_uuid.lower(), where), compute)
 
@@ -110,7 +123,8 @@ def _coverage(store: Store, curriculum_id: str, framework_uuid: str, where: Pair
             f'Standards framework with CASE UUID "{framework_uuid}" not found. '
             "GET standards-frameworks lists the loaded ones."
         )
-    items = members(store, Members(found.identifier, where.grades_mask, None, where.statement_type))
+    query = Members(found.identifier, where.grades_mask, None, where.statement_type)
+    items, _ = framework_items(store, query)
     aligned = _Aligned(store, curriculum_id)
     direct = aligned.of(items)
     pairs = counterparts(store, items, None, where.min_jaccard, aligned.having)
@@ -188,14 +202,12 @@ def _domains(store: Store, framework_id: str) -> tuple[dict[str, str], dict[str,
     return domain_of, {i: item_of(i, f.doc) for i, f in found.items()}
 
 
-def coverage_page(result: Coverage, after: str | None, limit: int) -> Page:
+def coverage_page(result: CoverageResult, after: str | None, limit: int) -> Page:
     """One page of coverage rows, by standard identifier."""
-    rows = [
-        (c.standard.identifier, orjson.dumps(c.row()))
-        for c in result.standards
-        if after is None or c.standard.identifier.encode() > after.encode()
-    ]
-    return Page(rows[: limit + 1], limit)
+    start = 0
+    if after is not None:
+        start = bisect.bisect_right([k.encode() for k, _ in result.rows], after.encode())
+    return Page(result.rows[start : start + limit + 1], limit)
 
 
 def summary(result: Coverage) -> dict[str, Any]:

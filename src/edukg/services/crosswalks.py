@@ -19,10 +19,11 @@ from typing import Any, TypeVar
 import orjson
 
 from edukg.model.lru import ByteLru
-from edukg.model.vocabulary import FRAMEWORK, STANDARD
+from edukg.model.vocabulary import FRAMEWORK, STANDARD, grade_mask
 from edukg.store.base import (
     COMPONENTS,
     CROSSWALK,
+    FRAMEWORK_ITEMS,
     FRAMEWORK_OF,
     SUPPORTED,
     Found,
@@ -150,6 +151,34 @@ def members(store: Store, query: Members) -> dict[str, Item]:
         if len(rows) < _READ:
             return found
         after = rows[-1][0]
+
+
+def framework_items(
+    store: Store, query: Members
+) -> tuple[dict[str, Item], dict[str, frozenset[str]]]:
+    """A framework's items (with the query's filters) and their learning components, from
+    the framework's one FRAMEWORK_ITEMS row; from the records, for a release loaded
+    before that row existed. Items read this way carry no record (`doc` is empty)."""
+    row = store.lookup(FRAMEWORK_ITEMS, query.framework)
+    if row is None:
+        items = members(store, query)
+        return items, component_sets(store, items)
+    found: dict[str, Item] = {}
+    sets: dict[str, frozenset[str]] = {}
+    for identifier, uuid, code, text, jurisdiction, subject, grades, kind, lcs in orjson.loads(row)[
+        "items"
+    ]:
+        if query.grades_mask and not grade_mask(grades) & query.grades_mask:
+            continue
+        if (query.subject and subject != query.subject) or (
+            query.statement_type and kind != query.statement_type
+        ):
+            continue
+        found[identifier] = Item(identifier, b"", uuid or "", code, text, jurisdiction, subject,
+                                 tuple(grades or ()), kind)  # fmt: skip
+        if lcs:
+            sets[identifier] = frozenset(lcs)
+    return found, sets
 
 
 def component_sets(store: Store, identifiers: Iterable[str]) -> dict[str, frozenset[str]]:

@@ -50,6 +50,11 @@ SUPPORTED = "lc-of"
 FRAMEWORK_OF = "framework-of"
 # From a standard to the curriculum content aligned to it (hasEducationalAlignment).
 ALIGNED_CONTENT = "aligned-content"
+# Rows: node a framework, key ''; what comparing frameworks reads of its items, in one row:
+# `{"items": [[identifier, *ITEM_FIELDS, [learning components]], ...]}` by identifier.
+FRAMEWORK_ITEMS = "framework-items"
+ITEM_FIELDS = ("caseIdentifierUUID", "statementCode", "description", "jurisdiction",
+               "academicSubject", "gradeLevel", "normalizedStatementType")  # fmt: skip
 # A standard's or framework's relationships to other standards (CASE associations): links
 # from each end to the relationship's identifier. Not learning components, not curriculum.
 CASE_EDGES = "case-edges"
@@ -363,6 +368,12 @@ class Derivations(Protocol):
     ) -> tuple[list[DocOut], list[OutRow]]:
         """Curriculum records and list rows, from stored (identifier, kind, line) nodes,
         edge pairs and (content, standard, line, standard JSON) alignments."""
+
+    def framework_items(
+        self, rows: Iterable[tuple[str, str, bytes, str | None]]
+    ) -> Iterator[OutRow]:
+        """FRAMEWORK_ITEMS rows from (framework, item, item JSON, its learning components
+        space-separated) rows in framework order (`build_sql.FRAMEWORK_ITEMS_SOURCE`)."""
 
     def with_children(self, doc: bytes) -> bytes:
         """A standard's or skill's record, saying it has children."""

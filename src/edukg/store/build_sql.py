@@ -78,6 +78,15 @@ FRAMEWORK_LINKS = (
     " FROM membership ORDER BY 2, 3"
 )
 
+# Each framework's standards with their records and learning components, in framework
+# order, for the FRAMEWORK_ITEMS rows.
+FRAMEWORK_ITEMS_SOURCE = (
+    "SELECT m.framework, m.identifier, d.doc, (SELECT group_concat(l.other, ' ') FROM links l"
+    f" WHERE l.relation = '{COMPONENTS}' AND l.node = m.identifier)"
+    " FROM membership m JOIN docs d ON d.identifier = m.identifier AND d.kind = 'standard'"
+    " ORDER BY m.framework, m.identifier"
+)
+
 _COUNTS = {
     "nodes": "SELECT label, count(*) FROM nodes GROUP BY label ORDER BY 1",
     "relationships": "SELECT label, count(*) FROM edges GROUP BY label ORDER BY 1",

@@ -172,6 +172,7 @@ class SqliteLoader:
             (CHILDREN, CHILDREN),
         )
         c.execute(build_sql.FRAMEWORK_LINKS)
+        self._add_rows(rules.framework_items(c.execute(build_sql.FRAMEWORK_ITEMS_SOURCE)))
         self._add_rows(rules.crosswalk_rows(c.execute(build_sql.CROSSWALK_SOURCE)))
         for statement in build_sql.CASE_EDGES:
             c.execute(statement, (CASE_EDGES,))

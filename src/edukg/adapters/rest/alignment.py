@@ -84,18 +84,18 @@ def pair_filter(
 
 def _pairs(call: Call[FrameworkPairPage]) -> bytes:
     p = call.params
-    _, pairs = comparison.framework_pairs(
+    compared = comparison.compare(
         call.store,
         p.sourceFrameworkCaseIdentifierUUID,
         p.targetFrameworkCaseIdentifierUUID,
         pair_filter(p),
     )
-    return call.page(comparison.pairs_page(pairs, call.after(), p.limit))
+    return call.page(comparison.pairs_page(compared, call.after(), p.limit))
 
 
 def _pair_summary(call: Call[FrameworkPairs]) -> bytes:
     p = call.params
-    sources, pairs = comparison.framework_pairs(
+    compared = comparison.compare(
         call.store,
         p.sourceFrameworkCaseIdentifierUUID,
         p.targetFrameworkCaseIdentifierUUID,
@@ -105,8 +105,8 @@ def _pair_summary(call: Call[FrameworkPairs]) -> bytes:
         {
             "sourceFrameworkCaseIdentifierUUID": p.sourceFrameworkCaseIdentifierUUID,
             "targetFrameworkCaseIdentifierUUID": p.targetFrameworkCaseIdentifierUUID,
-            "pairs": len(pairs),
-            "data": comparison.grade_summary(sources, pairs),
+            "pairs": len(compared.rows),
+            "data": compared.summary,
         }
     )
 
@@ -124,7 +124,7 @@ def _coverage_summary(call: Call[CoverageSummary]) -> bytes:
     result = coverage.coverage(
         call.store, p.curriculumId, p.standardsFrameworkCaseIdentifierUUID, pair_filter(p)
     )
-    return orjson.dumps(coverage.summary(result))
+    return orjson.dumps(result.summary)
 
 
 _PAIRS_ABOUT = (
