@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import orjson
 
 from edukg.model.contract import GRADE_LEVELS
-from edukg.model.errors import NotFoundError, ValidationError
+from edukg.model.errors import ValidationError
 from edukg.model.records import with_fields
 from edukg.model.vocabulary import FRAMEWORK, UUID_PATTERN
 from edukg.services.crosswalks import (
@@ -69,16 +69,7 @@ def _frameworks(store: Store, source_uuid: str, target_uuid: str) -> tuple[Found
             "The source and target frameworks are the same: name two different frameworks.",
             {"parameter": "targetFrameworkCaseIdentifierUUID"},
         )
-    found = []
-    for name, uuid in (("source", source_uuid), ("target", target_uuid)):
-        fw = framework(store, uuid)
-        if fw is None:
-            raise NotFoundError(
-                f'Standards framework with CASE UUID "{uuid}" ({name}) not found. '
-                "GET standards-frameworks lists the loaded ones."
-            )
-        found.append(fw)
-    return found[0], found[1]
+    return framework(store, source_uuid, "source"), framework(store, target_uuid, "target")
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,6 @@ from typing import Any
 import orjson
 
 from edukg.model.contract import GRADE_LEVELS
-from edukg.model.errors import NotFoundError
 from edukg.model.vocabulary import curriculum_of
 from edukg.services.comparison import PairFilter
 from edukg.services.crosswalks import (
@@ -118,11 +117,6 @@ def coverage(
 
 def _coverage(store: Store, curriculum_id: str, framework_uuid: str, where: PairFilter) -> Coverage:
     found = framework(store, framework_uuid)
-    if found is None:
-        raise NotFoundError(
-            f'Standards framework with CASE UUID "{framework_uuid}" not found. '
-            "GET standards-frameworks lists the loaded ones."
-        )
     query = Members(found.identifier, where.grades_mask, None, where.statement_type)
     items, _ = framework_items(store, query)
     aligned = _Aligned(store, curriculum_id)
@@ -206,7 +200,7 @@ def coverage_page(result: CoverageResult, after: str | None, limit: int) -> Page
     """One page of coverage rows, by standard identifier."""
     start = 0
     if after is not None:
-        start = bisect.bisect_right([k.encode() for k, _ in result.rows], after.encode())
+        start = bisect.bisect_right(result.rows, after.encode(), key=lambda row: row[0].encode())
     return Page(result.rows[start : start + limit + 1], limit)
 
 

@@ -18,6 +18,7 @@ from typing import Any, TypeVar
 
 import orjson
 
+from edukg.model.errors import NotFoundError
 from edukg.model.lru import ByteLru
 from edukg.model.vocabulary import FRAMEWORK, STANDARD, grade_mask
 from edukg.store.base import (
@@ -324,9 +325,16 @@ def _frameworks(store: Store, identifiers: Sequence[str]) -> dict[str, set[str]]
     return found
 
 
-def framework(store: Store, case_uuid: str) -> Found | None:
-    """A standards framework by CASE UUID."""
-    return store.by_case_uuid(case_uuid, (FRAMEWORK,))
+def framework(store: Store, case_uuid: str, role: str = "") -> Found:
+    """A standards framework by CASE UUID; a 404 (naming its `role`, if given) when none."""
+    found = store.by_case_uuid(case_uuid, (FRAMEWORK,))
+    if found is None:
+        named = f" ({role})" if role else ""
+        raise NotFoundError(
+            f'Standards framework with CASE UUID "{case_uuid}"{named} not found. '
+            "GET standards-frameworks lists the loaded ones."
+        )
+    return found
 
 
 T = TypeVar("T")
