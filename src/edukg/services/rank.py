@@ -58,13 +58,40 @@ def query_vector_soon(text: str) -> Future[Any]:
     The model, the tokenizer and SQLite all release the GIL in their heavy parts, so the
     embedding and the full-text query overlap on two cores.
     """
+    future: Future[Any] = _executor().submit(query_vector, text)
+    return future
+
+
+def _executor() -> ThreadPoolExecutor:
     global _pool  # noqa: PLW0603 - one small pool per process, made on first use
     if _pool is None:
         with _lock:
             if _pool is None:
                 _pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="edukg-embed")
-    future: Future[Any] = _pool.submit(query_vector, text)
-    return future
+    pool: ThreadPoolExecutor = _pool
+    return pool
+
+
+def vectors(texts: list[str]) -> Any:
+    """Unit vectors of `texts` (a float32 array, one row each), or None without the model.
+
+    Long lists are embedded in two halves on the helper threads at once (each run of the
+    model on one core), so a 20,000-character text takes about half the time.
+    """
+    encoder = _load()
+    if encoder is None:
+        return None
+    import numpy as np  # noqa: PLC0415
+
+    if len(texts) < _SPLIT_AT:
+        return encoder.encode(texts)
+    half = (len(texts) + 1) // 2
+    pool = _executor()
+    parts = [pool.submit(encoder.encode, texts[:half]), pool.submit(encoder.encode, texts[half:])]
+    return np.concatenate([part.result() for part in parts])
+
+
+_SPLIT_AT = 8  # texts: below this one run of the model is as quick
 
 
 def nearest(candidates: Candidates, vector: Any, k: int) -> list[tuple[str, float]]:

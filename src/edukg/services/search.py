@@ -108,6 +108,13 @@ def _code_candidates(query: str) -> list[str]:
     return list(dict.fromkeys(out))
 
 
+def query_words(text: str) -> tuple[str, ...]:
+    """The words a text is ranked by: lower-cased, stopwords out, each once, at most
+    MAX_WORDS."""
+    found = _WORD.findall(text.lower())
+    return tuple(dict.fromkeys(w for w in found if w not in STOPWORDS))[:MAX_WORDS]
+
+
 def _exclusive(query: str | None, code: str | None) -> None:
     if (query is None) == (code is None):
         raise ValidationError(
@@ -132,8 +139,7 @@ def _search(
                 out.setdefault(identifier, _with_score(doc, 1.0))
     if len(out) >= limit:
         return list(out.values())[:limit]
-    found = _WORD.findall(query.lower())
-    words = tuple(dict.fromkeys(w for w in found if w not in STOPWORDS))[:MAX_WORDS]
+    words = query_words(query)
     search = Search(kind, words, filters.jurisdiction, filters.subject,
                     filters.statement_type, filters.grades_mask)  # fmt: skip
     pool = max(rank.POOL, limit)

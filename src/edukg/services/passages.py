@@ -1,0 +1,89 @@
+"""A text cut into passages: the sentences (or list items) it is made of, with offsets.
+
+An alignment matches each passage on its own, so that a lesson teaching three skills
+finds the standards of each, not only of the one its words are mostly about. Short
+fragments (a heading, "e.g.") join the passage after them; long runs without a sentence
+end are cut at a space, below what the model reads of one text.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+# A sentence ends at ., ! or ? followed by white space, or at a line break; a list item
+# is its own line. Decimals and codes ("3.NF.A.1", "2.5") have no space after the dot.
+_BOUNDARY = re.compile(r"(?<=[.!?])\s+|\s*\n\s*")
+MIN_CHARS = 30  # shorter pieces join the next one (a heading, a bullet's label)
+MAX_CHARS = 600  # about 130 word pieces: well inside what the model reads of one text
+MAX_PASSAGES = 400  # 20,000 characters in sentences of 50: the bound on one request's work
+
+
+@dataclass(frozen=True, slots=True)
+class Passage:
+    """`text[start:end]` of the aligned text, stripped."""
+
+    start: int
+    end: int
+    text: str
+
+
+def passages(text: str) -> list[Passage]:
+    """The passages of `text`, in order; never empty for a text with any letter."""
+    spans: list[tuple[int, int]] = []
+    start = 0
+    for boundary in _BOUNDARY.finditer(text):
+        spans.extend(_cut(text, start, boundary.start()))
+        start = boundary.end()
+    spans.extend(_cut(text, start, len(text)))
+    merged = _merge_short(spans)
+    if len(merged) > MAX_PASSAGES:
+        merged = _pack(merged, MAX_PASSAGES)
+    return [Passage(s, e, text[s:e]) for s, e in merged]
+
+
+def _cut(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """The stripped span [start, end), in pieces of at most MAX_CHARS cut at spaces."""
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    out: list[tuple[int, int]] = []
+    while end - start > MAX_CHARS:
+        space = text.rfind(" ", start + MAX_CHARS // 2, start + MAX_CHARS)
+        stop = space if space > start else start + MAX_CHARS
+        out.append((start, stop))
+        start = stop
+        while start < end and text[start].isspace():
+            start += 1
+    if end > start:
+        out.append((start, end))
+    return out
+
+
+def _merge_short(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Spans shorter than MIN_CHARS joined to the next (the last to the one before)."""
+    out: list[tuple[int, int]] = []
+    pending: int | None = None  # start of a short span waiting for the next
+    for start, end in spans:
+        begin = start if pending is None else pending
+        if end - begin < MIN_CHARS:
+            pending = begin
+            continue
+        out.append((begin, end))
+        pending = None
+    if pending is not None:
+        if out and spans[-1][1] - out[-1][0] <= MAX_CHARS:
+            out[-1] = (out[-1][0], spans[-1][1])
+        else:
+            out.append((pending, spans[-1][1]))
+    return out
+
+
+def _pack(spans: list[tuple[int, int]], most: int) -> list[tuple[int, int]]:
+    """Neighbouring spans joined in pairs, again and again, until at most `most` remain."""
+    while len(spans) > most:
+        spans = [
+            (spans[i][0], spans[min(i + 1, len(spans) - 1)][1]) for i in range(0, len(spans), 2)
+        ]
+    return spans
