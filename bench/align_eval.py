@@ -1,203 +1,39 @@
-"""Alignment quality on the sample, with truth taken from the data itself.
+"""Alignment quality on the sample: POST /alignments and /similar beside today's search.
 
     python bench/align_eval.py [--sample ../shared/data/kg-sample]
 
-(a) one learning component's description as the text, the California standards it
-    `supports` as the answer: hit@1 and hit@5 of POST /alignments (jurisdiction
-    California);
-(b) 2-4 descriptions of one grade joined into a paragraph, the union of the standards
-    they support as the answer: mean recall@10 over min(answers, 10), and the share of
-    texts whose every standard is found (with and without the grade given);
-(c) a California standard, its published Common Core counterparts with Jaccard >= 0.5 as
-    the answer for /similar: top-1 and top-5.
-Every learning component used as a text is left out of the data that (a) and (b) load
-(no text is found by looking its component up); (c) loads the data without `supports`
-(it measures meaning). Today's search answers the same questions beside each figure
-(the text cut to 500 characters, as its `query` allows).
+The questions and measures are in tests/alignment_eval.py (the tests assert floors on
+the same figures); see docs/search.md, "Aligning a text".
 """
 
 from __future__ import annotations
 
 import argparse
-import hashlib
-import shutil
 import sys
 import tempfile
 import time
-from collections import defaultdict
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-import orjson
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "src"))
 
-from edukg.ingest.builder import load
-from edukg.ingest.index import index
-from edukg.model.vocabulary import STANDARD, grade_mask
-from edukg.services import search as searching
-from edukg.services.similar import SimilarQuery, similar
-from edukg.services.text_alignment import AlignQuery, align
-from edukg.store import open_store
-from edukg.store.base import Search, Store
-from edukg.store.sqlite_vectors import cache_path
+from tests.alignment_eval import (  # noqa: E402
+    measure_joined,
+    measure_similar,
+    measure_single,
+    prepare,
+    report,
+)
 
-HELD_OUT = 8  # one learning component in this many is a text, left out of the data
-STATE, CCSS = "California", "Multi-State"
-
-
-@dataclass
-class Truth:
-    """The questions and their answers, by node identifier."""
-
-    single: list[tuple[str, set[str]]] = field(default_factory=list)  # (a)
-    joined: list[tuple[str, str, set[str]]] = field(default_factory=list)  # (b): text, grade
-    counterparts: list[tuple[str, str, set[str]]] = field(default_factory=list)  # (c)
-
-
-def _read(path: Path) -> list[dict[str, Any]]:
-    return [orjson.loads(line) for line in path.read_bytes().splitlines() if line.strip()]
-
-
-def _held_out(identifier: str) -> bool:
-    return hashlib.sha256(identifier.encode()).digest()[0] % HELD_OUT == 0
-
-
-def _grades(properties: dict[str, Any]) -> str:
-    """A standard's grades as one key ("3"; "9,10,11,12"); the export writes a JSON list."""
-    grades = properties.get("gradeLevel") or []
-    return ",".join(orjson.loads(grades) if isinstance(grades, str) else grades)
-
-
-def truth_of(sample: Path) -> tuple[Truth, list[dict[str, Any]], list[dict[str, Any]]]:
-    """The questions, and the sample's nodes and relationships."""
-    nodes, edges = _read(sample / "nodes.jsonl"), _read(sample / "relationships.jsonl")
-    by_id = {n["identifier"]: n for n in nodes}
-    supports: dict[str, set[str]] = defaultdict(set)
-    for e in edges:
-        if e["label"] == "supports":
-            supports[e["source_identifier"]].add(e["target_identifier"])
-    truth = Truth()
-    texts = {
-        n["identifier"]: n["properties"]["description"]
-        for n in nodes
-        if "LearningComponent" in n["labels"] and _held_out(n["identifier"])
-    }
-    by_grade: dict[str, list[str]] = defaultdict(list)
-    for lc in sorted(texts):
-        answers = {s for s in supports[lc] if by_id[s]["properties"].get("jurisdiction") == STATE}
-        if not answers:
-            continue
-        truth.single.append((texts[lc], answers))
-        levels = {_grades(by_id[s]["properties"]) for s in answers}
-        if len(levels) == 1 and levels != {""}:  # one grade (or one band, as high school's)
-            by_grade[levels.pop()].append(lc)
-    for grade, lcs in sorted(by_grade.items()):
-        size, start = 2, 0
-        while start + size <= len(lcs):
-            group = lcs[start : start + size]
-            text = " ".join(texts[lc].rstrip(".") + "." for lc in group)
-            truth.joined.append((text, grade, set().union(*(supports[lc] for lc in group))))
-            start, size = start + size, 2 + (size - 1) % 3  # sizes 2, 3, 4, 2, ...
-    for e in edges:
-        if e["label"] == "hasStandardAlignment" and float(e["properties"]["jaccard"]) >= 0.5:
-            source = by_id[e["source_identifier"]]["properties"]["caseIdentifierUUID"]
-            found = next((c for c in truth.counterparts if c[0] == source), None)
-            if found is None:
-                found = (source, e["source_identifier"], set())
-                truth.counterparts.append(found)
-            found[2].add(e["target_identifier"])
-    return truth, nodes, edges
-
-
-def _write(directory: Path, nodes: list[dict[str, Any]], edges: list[dict[str, Any]]) -> str:
-    directory.mkdir(parents=True, exist_ok=True)
-    for name, rows in (("nodes.jsonl", nodes), ("relationships.jsonl", edges)):
-        (directory / name).write_bytes(b"\n".join(orjson.dumps(r) for r in rows) + b"\n")
-    return str(directory)
-
-
-def prepare(sample: Path, work: Path) -> tuple[Truth, str, str]:
-    """Truth, and two indexed databases: without the held-out components (for a and b),
-    and without `supports` (for c)."""
-    truth, nodes, edges = truth_of(sample)
-    kept_nodes = [
-        n for n in nodes if not ("LearningComponent" in n["labels"] and _held_out(n["identifier"]))
-    ]
-    kept_edges = [
-        e for e in edges if not (e["label"] == "supports" and _held_out(e["source_identifier"]))
-    ]
-    texts_db, meaning_db = str(work / "texts.db"), str(work / "meaning.db")
-    load([_write(work / "texts", kept_nodes, kept_edges)], texts_db, data_version="1.0.0")
-    index(texts_db)
-    plain = [e for e in edges if e["label"] != "supports"]
-    load([_write(work / "meaning", nodes, plain)], meaning_db, data_version="1.0.0")
-    shutil.copy(cache_path(texts_db), cache_path(meaning_db))  # the same texts: no new runs
-    index(meaning_db)
-    return truth, texts_db, meaning_db
-
-
-def _mask(grade: str | None) -> int:
-    return grade_mask(grade.split(",")) if grade else 0
-
-
-def _ids(rows: list[bytes]) -> list[str]:
-    return [orjson.loads(r)["identifier"] for r in rows]
-
-
-def _search(store: Store, text: str, jurisdiction: str, grade: str | None, k: int) -> list[str]:
-    filters = Search(STANDARD, (), jurisdiction, None, None, _mask(grade))
-    return _ids(searching.search_standards(store, text[:500], None, filters, k))
-
-
-def _aligned(store: Store, text: str, grade: str | None, k: int) -> list[str]:
-    query = AlignQuery(text, jurisdiction=STATE, grades_mask=_mask(grade), limit=k)
-    return _ids(align(store, query)["data"])
-
-
-def measure_single(store: Store, truth: Truth) -> dict[str, float]:
-    """(a): hit@1 and hit@5, of alignment and of today's search."""
-    out: dict[str, list[float]] = defaultdict(list)
-    for text, answers in truth.single:
-        for name, found in (("align", _aligned(store, text, None, 5)),
-                            ("search", _search(store, text, STATE, None, 5))):  # fmt: skip
-            out[f"{name} hit@1"].append(float(bool(set(found[:1]) & answers)))
-            out[f"{name} hit@5"].append(float(bool(set(found[:5]) & answers)))
-    return {k: sum(v) / len(v) for k, v in out.items()}
-
-
-def measure_joined(store: Store, truth: Truth, with_grade: bool) -> dict[str, float]:
-    """(b): mean recall@10 and the share of texts with every standard found."""
-    out: dict[str, list[float]] = defaultdict(list)
-    for text, grade, answers in truth.joined:
-        g = grade if with_grade else None
-        for name, found in (("align", _aligned(store, text, g, 10)),
-                            ("search", _search(store, text, STATE, g, 10))):  # fmt: skip
-            recall = len(set(found) & answers) / min(len(answers), 10)
-            out[f"{name} recall@10"].append(recall)
-            out[f"{name} all found"].append(float(recall >= 1.0))
-    return {k: sum(v) / len(v) for k, v in out.items()}
-
-
-def measure_similar(store: Store, truth: Truth) -> dict[str, float]:
-    """(c): top-1 and top-5 of /similar, and of search by the statement."""
-    out: dict[str, list[float]] = defaultdict(list)
-    for case_uuid, identifier, answers in truth.counterparts:
-        found = _ids(similar(store, SimilarQuery(case_uuid, jurisdiction=CCSS, limit=5))["data"])
-        record = store.by_identifier(identifier, STANDARD)
-        statement = orjson.loads(record.doc)["description"] if record else ""
-        grades = orjson.loads(record.doc).get("gradeLevel") if record else []
-        mask = grade_mask(grades or [])
-        filters = Search(STANDARD, (), CCSS, "Mathematics", None, mask)
-        searched = _ids(searching.search_standards(store, statement[:500], None, filters, 5))
-        for name, ids in (("similar", found), ("search", searched)):
-            out[f"{name} top-1"].append(float(bool(set(ids[:1]) & answers)))
-            out[f"{name} top-5"].append(float(bool(set(ids[:5]) & answers)))
-    return {k: sum(v) / len(v) for k, v in out.items()}
+from edukg.store import open_store  # noqa: E402
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--sample", default=str(Path(__file__).parents[2] / "shared/data/kg-sample"))
+    parser.add_argument(
+        "--sample", default=str(Path(__file__).parents[2] / "shared/data/kg-sample")
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         started = time.perf_counter()
@@ -212,14 +48,6 @@ def main() -> None:
         store = open_store(meaning_db)
         report("(c) similar", measure_similar(store, truth))
         store.close()
-
-
-def report(title: str, figures: dict[str, float]) -> None:
-    """One line per measure: the new operation's figure beside search's."""
-    print(title)
-    for name in sorted(figures):
-        print(f"  {name:20} {figures[name]:.3f}")
-    sys.stdout.flush()
 
 
 if __name__ == "__main__":

@@ -153,6 +153,15 @@ _DESCRIPTIONS: dict[str, str] = {
         "or JURISDICTION:SUBJECT (e.g. 'New York:Mathematics'); optional gradeLevel list "
         f"and minJaccard. Code lists at most {MAX_STANDARDS}."
     ),
+    "align_text_to_standards": (
+        "Which standards a text (a lesson, an item, an activity; up to 20,000 characters) "
+        "addresses, by meaning, with the evidence: each standard's code, statement and "
+        "score (0 to 1; 0.6 and above a close match), the passages of the text that "
+        "support it and the learning components they matched. Say where to look: "
+        "jurisdiction (e.g. California, Multi-State for Common Core) or framework (a CASE "
+        "UUID or JURISDICTION:SUBJECT); optional gradeLevel list and limit (1-50, "
+        "default 10)."
+    ),
 }
 
 
@@ -283,6 +292,34 @@ class _Tools:
             framework,
             list(gradeLevel or []),
             minJaccard,
+        )
+
+    def align_text_to_standards(
+        self,
+        text: Annotated[
+            str, Field(description="the text to align", min_length=1, max_length=20_000)
+        ],
+        jurisdiction: Annotated[
+            str | None, Field(description="e.g. California, Multi-State", max_length=100)
+        ] = None,
+        framework: Annotated[
+            str | None,
+            Field(description="CASE UUID or JURISDICTION:SUBJECT", min_length=1, max_length=150),
+        ] = None,
+        gradeLevel: Annotated[
+            list[Annotated[str, Field(max_length=2)]] | None,
+            Field(description='e.g. ["4"]', max_length=14),
+        ] = None,
+        limit: Annotated[int, Field(description="1 to 50", ge=1, le=50)] = 10,
+    ) -> dict[str, Any]:
+        return _call(
+            assistant_alignment.align_text,
+            self.store,
+            text,
+            jurisdiction,
+            framework,
+            list(gradeLevel or []),
+            limit,
         )
 
 

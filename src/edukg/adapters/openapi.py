@@ -14,7 +14,10 @@ _ERROR_TEXT = {
     "cursor this service did not issue or that belongs to other filters or older data",
     401: "Missing, unknown or revoked API key",
     404: "Not found",
-    405: "Method not allowed: the API answers GET (and HEAD) only",
+    405: "Method not allowed: the API answers GET (and HEAD), and POST on its one operation"
+    " with a body",
+    413: "The request body is larger than 256 KiB",
+    415: "The request body is not JSON (Content-Type: application/json)",
     414: "The URL is too long",
     431: "The request headers are too large",
     429: "Rate limit exceeded: see the Retry-After header",
@@ -69,14 +72,15 @@ def _operation(op: Operation[Any]) -> dict[str, Any]:
             "content": {"application/json": {"schema": op.response_schema}},
         }
     }
-    statuses = sorted({*op.statuses, 304, 414, 431, *((404,) if op.not_found else ())})
+    extra = (413, 415) if op.takes_body else (304,)
+    statuses = sorted({*op.statuses, *extra, 414, 431, *((404,) if op.not_found else ())})
     for status in statuses:
         if status == 304:
             responses["304"] = {"description": _ERROR_TEXT[304]}
         elif status != 200:
             responses[str(status)] = _error_response(status)
     parameters = []
-    for p in op.declared:
+    for p in () if op.takes_body else op.declared:
         entry: dict[str, Any] = {
             "name": p.name,
             "in": p.location,
@@ -87,7 +91,7 @@ def _operation(op: Operation[Any]) -> dict[str, Any]:
         if p.repeat:
             entry.update(style="form", explode=True)
         parameters.append(entry)
-    return {
+    found = {
         "operationId": op.operation_id,
         "summary": op.summary,
         "description": op.description,
@@ -95,6 +99,26 @@ def _operation(op: Operation[Any]) -> dict[str, Any]:
         "parameters": parameters,
         "responses": responses,
     }
+    if op.takes_body:
+        found["requestBody"] = _request_body(op)
+    return found
+
+
+def _request_body(op: Operation[Any]) -> dict[str, Any]:
+    """A POST operation's JSON body: its declared parameters as the object's fields."""
+    properties = {}
+    for p in op.declared:
+        schema = p.schema()
+        if "$ref" in schema:  # a reference takes no sibling keywords in OpenAPI 3.0
+            schema = {"allOf": [schema]}
+        properties[p.name] = {**schema, "description": p.description}
+    body = {
+        "type": "object",
+        "additionalProperties": False,
+        "required": [p.name for p in op.declared if p.required],
+        "properties": properties,
+    }
+    return {"required": True, "content": {"application/json": {"schema": body}}}
 
 
 def build_openapi(
@@ -106,7 +130,7 @@ def build_openapi(
     path items of the service paths the route table documents."""
     paths: dict[str, Any] = {}
     for op in operations:
-        paths.setdefault(base_path + op.path, {})["get"] = _operation(op)
+        paths.setdefault(base_path + op.path, {})[op.method.lower()] = _operation(op)
     paths.update(service_paths or {})
     return {
         "openapi": "3.0.3",

@@ -16,6 +16,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Annotated, Any, TypeVar, get_args, get_origin, get_type_hints
 
+import orjson
+
 from edukg.model.contract import ENUMS, LIST, type_info
 from edukg.model.errors import ValidationError
 from edukg.model.shapes import AcademicSubject, EnumName, GradeLevel, Jurisdiction
@@ -266,6 +268,66 @@ def parse_values(
         else:
             values[param.name] = _convert(param, given[0])
     return values
+
+
+def parse_body(params: tuple[Param, ...], body: bytes) -> dict[str, Any]:
+    """Typed values for `params` from a JSON object (the body of a POST operation): a
+    ValidationError naming the field for a body that is not an object, an unknown field,
+    a missing one or a value of the wrong type."""
+    try:
+        given = orjson.loads(body)
+    except orjson.JSONDecodeError:
+        raise ValidationError("The request body is not valid JSON.") from None
+    if not isinstance(given, dict):
+        raise ValidationError("The request body must be a JSON object.")
+    known = {p.name for p in params}
+    unknown = sorted(set(given) - known)
+    if unknown:
+        raise ValidationError(
+            f"Unknown field {unknown[0]!r} in the request body; known: {', '.join(sorted(known))}.",
+            {"parameter": unknown[0]},
+        )
+    values: dict[str, Any] = {}
+    for param in params:
+        value = given.get(param.name)
+        if value is None:
+            if param.required:
+                raise ValidationError(f"Missing required field: {param.name}.",
+                                      {"parameter": param.name})  # fmt: skip
+            values[param.name] = () if param.repeat else param.default
+        elif param.repeat:
+            if not isinstance(value, list):
+                raise _type_error(param, "a list")
+            values[param.name] = tuple(_json_value(param, v) for v in value)
+        else:
+            values[param.name] = _json_value(param, value)
+    return values
+
+
+def _json_value(param: Param, value: Any) -> Any:
+    """One JSON value of `param`'s type, checked as a query value of it would be."""
+    if param.kind == "integer":
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise _type_error(param, "an integer")
+        return _in_range(param, str(value), value)
+    if param.kind == "number":
+        if not isinstance(value, int | float) or isinstance(value, bool):
+            raise _type_error(param, "a number")
+        return _in_range(param, str(value), float(value))
+    if param.kind == "boolean":
+        if not isinstance(value, bool):
+            raise _type_error(param, "true or false")
+        return value
+    if not isinstance(value, str):
+        raise _type_error(param, "a string")
+    if param.kind == "string":  # the body limit bounds its length; the field may be long
+        return _text(param, value)
+    return _convert(param, value)
+
+
+def _type_error(param: Param, what: str) -> ValidationError:
+    return ValidationError(f"Invalid value for {param.name}: it should be {what}.",
+                           {"parameter": param.name})  # fmt: skip
 
 
 # Parameters that several operations share.

@@ -81,6 +81,7 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
         self._refusal: tuple[int, bytes, bytes] | None = None
         self._draining = -1  # bytes dropped since a refusal; -1 when not draining
         self._head_since = 0.0  # when the current head began (loop time)
+        self._tail = b""  # the last bytes of the head so far (its end may span two reads)
 
     # Connections
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
@@ -125,7 +126,7 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
                 self.transport.abort()
             return
         if self._in_head:
-            self._head_bytes += len(data)
+            self._head_bytes += self._head_part(data)
             self._line_done = self._line_done or b"\n" in data
             if self._head_bytes > MAX_HEAD_BYTES:
                 self._refuse_head()
@@ -139,6 +140,14 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
             if self._refusal is None:
                 self._refusal = _error(400, ValidationError("Malformed HTTP request."))
             self._send_refusal()
+
+    def _head_part(self, data: bytes) -> int:
+        """How many of `data`'s bytes belong to the head: up to its blank line, when it
+        ends here (what follows is a body, bounded by the app's own limit)."""
+        window = self._tail + data
+        end = window.find(b"\r\n\r\n")
+        self._tail = window[-3:]
+        return len(data) if end < 0 else max(0, end + 4 - (len(window) - len(data)))
 
     def _refuse_head(self) -> None:
         """Over the raw ceiling: the request line ended (headers too large) or did not."""
@@ -192,6 +201,7 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
     def on_headers_complete(self) -> None:
         self._in_head = self._line_done = False
         self._head_bytes = 0
+        self._tail = b""
         super().on_headers_complete()
 
 

@@ -15,7 +15,6 @@ import logging
 import sys
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
@@ -26,14 +25,16 @@ from edukg.adapters.docs_page import render_docs, security_headers
 from edukg.adapters.explorer import EXPLORER_PATH, Explorer
 from edukg.adapters.mcp import build_server, streamable_http_app
 from edukg.adapters.openapi import HEALTH_PATH, READY_PATH, build_openapi
-from edukg.adapters.params import instance, parse_values
+from edukg.adapters.params import instance, parse_body, parse_values
 from edukg.adapters.rest import OPERATIONS, Call
 from edukg.adapters.rest.base import Operation
 from edukg.app import caching
 from edukg.app.access import Access
+from edukg.app.body import closes_connection, read_body, require_json
 from edukg.app.case_mount import CASE_PATH, CaseEndpoint
 from edukg.app.diff_jobs import DiffJobs
 from edukg.app.mcp_mount import MCP_PATH, McpEndpoint
+from edukg.app.pending import BODY_KEY, Pending, check_parsable, takes_body
 from edukg.app.pinning import asks_for_release, pin, store_of
 from edukg.app.ratelimit import Limiter, MemoryLimiter, RedisLimiter
 from edukg.app.requests import check_sizes, error_answer, query_of, request_cost
@@ -59,7 +60,7 @@ from edukg.store import (
     open_releases,
     open_store,
 )
-from edukg.store.base import DataInfo, StoreUnavailable
+from edukg.store.base import StoreUnavailable
 
 log = logging.getLogger("edukg")
 
@@ -148,26 +149,31 @@ class EdukgApp:
             await found.mount(scope, receive, send, (request_id, started, extra, who))
             return
         try:
-            if self.io is None:  # SQLite and in-process limits: microseconds, inline
-                answer = self._guarded(request_id, scope, self._respond, scope, found, extra, who)
-            else:  # a database or Redis over the network: never on the event loop
-                answer = await self.io.run(
-                    lambda: self._guarded(
-                        request_id, scope, self._respond, scope, found, extra, who
-                    )
-                )
-            if isinstance(answer, _Pending):  # expensive: off the event loop
-                pending = answer
-                built = await self.work.run(
-                    lambda: self._guarded(request_id, scope, self._build, pending)
-                )
-                answer = self._complete(pending, *built)
+            if takes_body(found, scope):
+                scope = {**scope, BODY_KEY: await read_body(scope, receive)}
+            answer = await self._answer(request_id, scope, found, extra, who)
         except ApiError as exc:
-            retry = RETRY_AFTER if isinstance(exc, Busy) else getattr(exc, "retry_after", None)
-            if retry is not None:
-                extra.append((b"retry-after", str(retry).encode()))
-            answer = error_answer(exc, request_id)
+            answer = _refusal(exc, request_id, extra)
         await self._send(send, scope, answer, (request_id, started, extra, who))
+
+    async def _answer(
+        self, request_id: str, scope: Scope, found: Found | None, extra: Headers, who: list[str]
+    ) -> Response:
+        """The answer of everything but the mounts: inline, on a network thread, or (for
+        expensive work) on the work pool."""
+        if self.io is None:  # SQLite and in-process limits: microseconds, inline
+            answer = self._guarded(request_id, scope, self._respond, scope, found, extra, who)
+        else:  # a database or Redis over the network: never on the event loop
+            answer = await self.io.run(
+                lambda: self._guarded(request_id, scope, self._respond, scope, found, extra, who)
+            )
+        if isinstance(answer, Pending):  # expensive: off the event loop
+            pending = answer
+            built = await self.work.run(
+                lambda: self._guarded(request_id, scope, self._build, pending)
+            )
+            return self._complete(pending, *built)
+        return answer
 
     async def _pinned(self, request_id: str, scope: Scope) -> Scope:
         """The scope with the release it names (a lookup: off the loop when networked)."""
@@ -253,7 +259,7 @@ class EdukgApp:
 
     def _respond(
         self, scope: Scope, found: Found | None, extra: Headers, who: list[str]
-    ) -> Response | _Pending:
+    ) -> Response | Pending:
         path: str = scope["path"]
         check_sizes(scope)
         if found is not None and found.api:
@@ -268,11 +274,17 @@ class EdukgApp:
 
     def _respond_api(
         self, scope: Scope, found: Found, extra: Headers, who: list[str]
-    ) -> Response | _Pending:
+    ) -> Response | Pending:
         """An operation of the API: key, rate limit, parameters, then the data."""
         path: str = scope["path"]
         method: str = scope["method"]
-        if method not in ("GET", "HEAD"):
+        takes_body = found.operation is not None and found.operation.takes_body
+        if takes_body and method != "POST":
+            extra.append((b"allow", b"POST"))
+            raise MethodNotAllowedError(
+                f"{method} is not allowed here: send the JSON body by POST."
+            )
+        if not takes_body and method not in ("GET", "HEAD"):
             extra.append(_ALLOW_READS)
             raise MethodNotAllowedError(f"{method} is not allowed: this API is read-only.")
         principal = self.access.authenticate(scope)
@@ -289,7 +301,7 @@ class EdukgApp:
         cost = request_cost(op, values)
         self.access.limit(principal, extra, cost)
         answer = self._data(op, values, params, scope)
-        if isinstance(answer, _Pending) and cost == 1:  # cheap: right here
+        if isinstance(answer, Pending) and cost == 1:  # cheap: right here
             answer = self._complete(answer, *self._build(answer))
         self.access.confirm()  # after the reads, which may have brought the key revision
         return answer
@@ -299,6 +311,10 @@ class EdukgApp:
     ) -> tuple[dict[str, Any], Any]:
         """Validated values, by name and as the operation's parameter object, remembered for recent URLs (a few thousand, oldest out):
         repeated requests, the common case, skip re-validating the same bytes."""
+        if op.takes_body:  # a body is new each time: nothing to remember it by
+            require_json(scope)
+            values = parse_body(op.declared, scope.get(BODY_KEY, b""))
+            return values, instance(op.params, values)
         key = (scope.get("raw_path") or scope["path"].encode(), scope.get("query_string", b""))
         known = self._recent.get(key)
         if known is not None:
@@ -312,7 +328,7 @@ class EdukgApp:
 
     def _data(
         self, op: Operation[Any], values: dict[str, Any], params: Any, scope: Scope
-    ) -> Response | _Pending:
+    ) -> Response | Pending:
         """A validated data request: its response from the cache, or what building it
         takes (run by `_build`, whose lookups may fail, then `_complete`)."""
         store = store_of(scope, self.store)
@@ -320,7 +336,7 @@ class EdukgApp:
         gz = caching.wants_gzip(scope)
         # Two releases of the same content still answer with their own X-Data-Version.
         version = f"{info.data_version}/{info.content_id}"
-        if "Search" in op.tags:  # the same data answers differently once it is indexed
+        if "Search" in op.tags or op.ranked:  # the same data answers differently once indexed
             version += ":" + searching.search_ranking(store)
         if "Data releases" in op.tags:  # answers change with the kept releases
             version += ":" + self.releases.stamp()
@@ -332,9 +348,9 @@ class EdukgApp:
         if kept is not None:
             return self._conditional(scope, *kept)
         secret = self._cursor_secret()
-        return _Pending(op, values, params, scope, store, info, version, tag, gz, secret)
+        return Pending(op, values, params, scope, store, info, version, tag, gz, secret)
 
-    def _build(self, p: _Pending) -> tuple[bytes, Headers]:
+    def _build(self, p: Pending) -> tuple[bytes, Headers]:
         """Run the handler and encode its answer (safe on a worker thread: no shared state
         but the store, which is)."""
         call = Call(p.op.operation_id, p.params, p.values, p.store, p.info, p.secret,
@@ -342,7 +358,7 @@ class EdukgApp:
         body = p.op.handler(call)
         verdict = p.store.integrity()
         if verdict == "checking" or verdict.startswith("damaged"):  # else: the file is sound
-            _parsable(body, p)
+            check_parsable(body, p)
         headers = [
             _JSON,
             (b"x-data-version", p.info.data_version.encode()),
@@ -360,14 +376,14 @@ class EdukgApp:
             )
         return body, headers
 
-    def _complete(self, p: _Pending, body: bytes, headers: Headers) -> Response:
+    def _complete(self, p: Pending, body: bytes, headers: Headers) -> Response:
         self.responses.put(p.tag, body, headers)
         return self._conditional(p.scope, body, headers)
 
     @staticmethod
     def _conditional(scope: Scope, body: bytes, headers: Headers) -> Response:
         """Only a 200 may become a 304, when If-None-Match names its tag."""
-        condition = caching.if_none_match(scope)
+        condition = caching.if_none_match(scope) if scope["method"] != "POST" else None
         if condition is not None and caching.matches(condition, headers[2][1]):
             return 304, b"", [h for h in headers if h[0] not in _NOT_IN_304]
         return 200, body, headers
@@ -457,36 +473,19 @@ class EdukgApp:
                 return
 
 
-@dataclass(slots=True)
-class _Pending:
-    """A validated data request whose response is still to be built."""
-
-    op: Operation[Any]
-    values: dict[str, Any]
-    params: Any  # the operation's parameter object
-    scope: Scope
-    store: Store  # the release's
-    info: DataInfo
-    version: str  # what the tag names: content id, and the search ranking for searches
-    tag: bytes
-    gz: bool
-    secret: bytes  # signs cursors
-
-
 _RECENT_URLS = 4096  # validated URLs remembered per worker
 SWITCH_INTERVAL = 0.0005  # seconds: measured in bench/backends.py
 IO_WAITING = 4096  # requests waiting for a network thread; the connection cap bounds it first
 
 
-def _parsable(body: bytes, p: _Pending) -> None:
-    """Records were encoded once, at load: a damaged file must not reach a client."""
-    try:
-        orjson.loads(body)
-    except orjson.JSONDecodeError:
-        log.error("damaged stored data for %s %s", p.op.operation_id, p.values)
-        raise ApiError(
-            "The stored data for this request is damaged; the operator should reload it."
-        ) from None
+def _refusal(exc: ApiError, request_id: str, extra: Headers) -> Response:
+    """The Error answer for `exc`, with the headers its kind of refusal carries."""
+    retry = RETRY_AFTER if isinstance(exc, Busy) else getattr(exc, "retry_after", None)
+    if retry is not None:
+        extra.append((b"retry-after", str(retry).encode()))
+    if closes_connection(exc):  # the rest of the body is not read
+        extra.append((b"connection", b"close"))
+    return error_answer(exc, request_id)
 
 
 def create_app(settings: Settings | None = None) -> EdukgApp:

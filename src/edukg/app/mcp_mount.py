@@ -7,6 +7,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from edukg.adapters.mcp import REQUEST_STORE
+from edukg.app.body import closes_connection, read_body
 from edukg.app.pinning import STORE_KEY
 from edukg.app.requests import MCP_COST, check_sizes, error_answer
 from edukg.app.workpool import RETRY_AFTER, Busy
@@ -52,10 +53,17 @@ class McpEndpoint:
                 app._log(scope, request_id, who, message["status"], started)
             await send(message)
 
+        try:
+            body = await read_body(scope, receive)
+        except ApiError as exc:
+            if closes_connection(exc):
+                extra.append((b"connection", b"close"))
+            await app._send(send, scope, error_answer(exc, request_id), request)
+            return
         pinned = REQUEST_STORE.set(scope.get(STORE_KEY))
         try:
             async with app.work.slot():  # tool calls are expensive work too
-                await self._mcp_app(scope, receive, logged_send)
+                await self._mcp_app(scope, _replay(body, receive), logged_send)
         except Busy as exc:
             extra.append((b"retry-after", str(RETRY_AFTER).encode()))
             await app._send(send, scope, error_answer(exc, request_id), request)
@@ -78,3 +86,18 @@ class McpEndpoint:
         access.confirm()
         who.append(principal.name)
         access.limit(principal, extra, MCP_COST)
+
+
+def _replay(body: bytes, receive: Any) -> Callable[[], Awaitable[dict[str, Any]]]:
+    """A receive that gives the body read already, then what the connection says next."""
+    sent = False
+
+    async def replayed() -> dict[str, Any]:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        message: dict[str, Any] = await receive()
+        return message
+
+    return replayed

@@ -31,6 +31,8 @@ def request_cost(op: Operation[Any], values: dict[str, Any]) -> int:
     (run off the event loop, bounded by the work pool)."""
     if "Search" in op.tags:
         return SEARCH_COST
+    if op.text_cost_chars:
+        return op.cost + len(values.get("text") or "") // op.text_cost_chars
     if op.cost > 1:
         return op.cost
     limit = values.get("limit")

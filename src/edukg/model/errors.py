@@ -42,7 +42,8 @@ class NotFoundError(ApiError):
 
 
 class MethodNotAllowedError(ApiError):
-    """Anything but GET or HEAD under the API's base path: 405."""
+    """A method the path does not take (GET or HEAD; POST for the one operation with a
+    body): 405."""
 
     status = 405
     error = "MethodNotAllowedError"
@@ -60,6 +61,27 @@ class HeadersTooLargeError(ApiError):
 
     status = 431
     error = "HeadersTooLargeError"
+
+
+class RequestTimeoutError(ApiError):
+    """A request body that stopped arriving: 408, and the connection closed."""
+
+    status = 408
+    error = "RequestTimeoutError"
+
+
+class PayloadTooLargeError(ApiError):
+    """A request body over the one body limit: 413."""
+
+    status = 413
+    error = "PayloadTooLargeError"
+
+
+class UnsupportedMediaTypeError(ApiError):
+    """A request body that is not JSON: 415."""
+
+    status = 415
+    error = "UnsupportedMediaTypeError"
 
 
 class RateLimitError(ApiError):

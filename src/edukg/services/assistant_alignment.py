@@ -11,9 +11,10 @@ import orjson
 from edukg.model.vocabulary import grade_mask
 from edukg.services import comparison, coverage
 from edukg.services.assistant import MAX_LINKED, MAX_STANDARDS, natural
-from edukg.services.comparison import PairFilter
+from edukg.services.comparison import PairFilter, resolve_framework
 from edukg.services.crosswalks import Item, counterparts, item_of
 from edukg.services.graph import standard
+from edukg.services.text_alignment import AlignQuery, align
 from edukg.store.base import Store
 
 
@@ -98,3 +99,46 @@ def curriculum_coverage(
             "coverage has every standard."
         )
     return answer
+
+
+def align_text(
+    store: Store,
+    text: str,
+    jurisdiction: str | None,
+    framework: str | None,
+    grades: list[str],
+    limit: int,
+) -> dict[str, Any]:
+    """The standards a text addresses, in brief: code, statement, score, the passages
+    that support each and the learning components they matched."""
+    query = AlignQuery(
+        text=text,
+        framework=resolve_framework(store, framework) if framework else None,
+        jurisdiction=jurisdiction,
+        grades_mask=grade_mask(grades),
+        limit=limit,
+    )
+    found = align(store, query)
+    standards = []
+    for doc in found["data"]:
+        record = orjson.loads(doc)
+        passages = record["evidence"]["passages"]
+        standards.append({
+            "code": record.get("statementCode"),
+            "caseIdentifierUUID": record.get("caseIdentifierUUID"),
+            "statement": record.get("description"),
+            "jurisdiction": record.get("jurisdiction"),
+            "score": record["score"],
+            "passages": [p["text"][:_QUOTED] for p in passages],
+            "learningComponents": sorted(
+                {lc["description"] for p in passages for lc in p["learningComponents"]}
+            )[:_SHOWN_COMPONENTS],
+        })  # fmt: skip
+    result: dict[str, Any] = {"ranking": found["ranking"], "standards": standards}
+    if not standards:
+        result["note"] = "No standard matched this text closely enough (score below 0.35)."
+    return result
+
+
+_QUOTED = 200  # characters of a supporting passage quoted
+_SHOWN_COMPONENTS = 5

@@ -78,10 +78,10 @@ def align(store: Store, query: AlignQuery) -> dict[str, Any]:
     addresses, best first, each its record with `score` and `evidence`."""
     text = query.text
     if not text.strip():
-        raise ValidationError("`text` is empty.", {"parameters": ["text"]})
+        raise ValidationError("`text` is empty.", {"parameter": "text"})
     if len(text) > MAX_TEXT:
         raise ValidationError(f"`text` is longer than {MAX_TEXT} characters.",
-                              {"parameters": ["text"]})  # fmt: skip
+                              {"parameter": "text"})  # fmt: skip
     allowed = _framework_members(store, query)
     parts = passages(text)
     search = Search(STANDARD, (), query.jurisdiction, query.subject, query.statement_type,
@@ -159,18 +159,26 @@ def _by_words(
                 continue
             evidence = found.setdefault(identifier, _Evidence(np.zeros(len(parts), np.float32)))
             evidence.statement[p] = _relevance(relevance)
-        hits = store.search(Search(COMPONENT, words, subject=search.subject), _LEXICAL_POOL)
-        lcs.append([(i, _relevance(r)) for i, _, r in hits])
+        taught = store.search(Search(COMPONENT, words, subject=search.subject), _LEXICAL_POOL)
+        lcs.append([(i, _relevance(r)) for i, _, r in taught])
+    _add_components(store, found, lcs)
+    return found
+
+
+def _add_components(
+    store: Store, found: dict[str, _Evidence], lcs: list[list[tuple[str, float]]]
+) -> None:
+    """Each passage's matched learning components, as evidence for the standards in
+    `found` that they support."""
     supported = store.links_many(SUPPORTED, sorted({c for h in lcs for c, _ in h}))
     by_lc: dict[str, list[str]] = defaultdict(list)
     for lc, standard in supported:
         if standard in found:
             by_lc[lc].append(standard)
-    for p, hits in enumerate(lcs):
-        for lc, similarity in hits:
+    for p, matched in enumerate(lcs):
+        for lc, similarity in matched:
             for standard in by_lc.get(lc, ()):
                 found[standard].components.setdefault(p, {})[lc] = similarity
-    return found
 
 
 def _relevance(relevance: float) -> float:

@@ -13,6 +13,7 @@ from edukg.adapters.rest import (
     releases,
     search,
     standards,
+    text_alignment,
 )
 from edukg.adapters.rest.base import Call, Operation
 
@@ -25,6 +26,7 @@ OPERATIONS: tuple[Operation[Any], ...] = (
     *durable_skills.OPERATIONS,
     *releases.OPERATIONS,
     *alignment.OPERATIONS,
+    *text_alignment.OPERATIONS,
 )
 
 __all__ = ["OPERATIONS", "Call", "Operation"]

@@ -53,7 +53,8 @@ class Call(Generic[P]):
 
 @dataclass(frozen=True)
 class Operation(Generic[P]):
-    """A GET operation under the API's base path."""
+    """An operation under the API's base path: a GET with query parameters, or (`method`
+    POST) one whose parameters are the fields of a JSON body."""
 
     path: str
     operation_id: str
@@ -67,7 +68,17 @@ class Operation(Generic[P]):
     # Tokens a request takes from its key's bucket; above 1 it is expensive work (run off
     # the event loop, on the bounded work pool).
     cost: int = 1
+    # Tokens added per this many characters of a body's `text` (0: none): work that grows
+    # with the text costs in proportion to it.
+    text_cost_chars: int = 0
+    ranked: bool = False  # the answer depends on the ranking in force (part of its ETag)
+    method: str = "GET"
     statuses: tuple[int, ...] = field(default=(200, 400, 401, 405, 429, 500, 503))
+
+    @property
+    def takes_body(self) -> bool:
+        """Whether the parameters come in a JSON body."""
+        return self.method == "POST"
 
     @property
     def declared(self) -> tuple[Param, ...]:

@@ -1,0 +1,161 @@
+"""Alignment by meaning (edukg extensions): a whole text aligned to standards with its
+evidence (the API's one operation with a body), and a standard's counterparts elsewhere."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Annotated, Any
+
+import orjson
+
+from edukg.adapters.params import CaseUuidPath, GradeLevels, Param, SubjectFilter, Uuid
+from edukg.adapters.rest.base import Call, Operation, ref
+from edukg.model.errors import ValidationError
+from edukg.model.shapes import Jurisdiction, NormalizedStatementType
+from edukg.model.vocabulary import grade_mask
+from edukg.services.similar import SimilarQuery, similar
+from edukg.services.text_alignment import MAX_TEXT, AlignQuery, align
+
+TAGS = ("Alignment",)
+ALIGN_COST = 5  # tokens, plus one per TEXT_COST_CHARS characters of the text
+TEXT_COST_CHARS = 2000
+SIMILAR_COST = 5  # a search's work
+_Framework = Annotated[
+    Uuid | None, Param("Only standards of this framework (CASE UUID); or give `jurisdiction`")
+]
+_Jurisdiction = Annotated[
+    Jurisdiction | None, Param("Only standards of this jurisdiction; or give a framework")
+]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AlignBody:
+    """The body of alignTextToStandards."""
+
+    text: Annotated[
+        str,
+        Param(f"The text to align: a lesson, an item, an activity (1 to {MAX_TEXT} characters)",
+              max_length=MAX_TEXT, example="Students add fractions with unlike denominators."),
+    ]  # fmt: skip
+    standardsFrameworkCaseIdentifierUUID: _Framework = None
+    jurisdiction: _Jurisdiction = None
+    academicSubject: SubjectFilter = None
+    gradeLevel: GradeLevels = ()
+    normalizedStatementType: Annotated[
+        NormalizedStatementType | None, Param("Standards of this type (default Standard)")
+    ] = "Standard"
+    limit: Annotated[int, Param("Maximum number of standards (1-50)", minimum=1, maximum=50)] = 10
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SimilarParams:
+    """Parameters of listSimilarStandards."""
+
+    caseIdentifierUUID: CaseUuidPath
+    jurisdiction: _Jurisdiction = None
+    standardsFrameworkCaseIdentifierUUID: _Framework = None
+    limit: Annotated[int, Param("Maximum number of standards (1-50)", minimum=1, maximum=50)] = 5
+    minScore: Annotated[float | None, Param("Minimum score, 0 to 1", minimum=0.0, maximum=1.0)] = (
+        None
+    )
+    gradeLevel: Annotated[
+        str | None,
+        Param("`any` to look beyond the grades the standard shares (default: overlapping"
+              " grades only)", max_length=3),
+    ] = None  # fmt: skip
+
+
+def _align(call: Call[AlignBody]) -> bytes:
+    p = call.params
+    if p.standardsFrameworkCaseIdentifierUUID is not None and p.jurisdiction is not None:
+        raise ValidationError(
+            "Give `jurisdiction` or `standardsFrameworkCaseIdentifierUUID`, not both.",
+            {"parameter": "jurisdiction"},
+        )
+    query = AlignQuery(
+        text=p.text,
+        framework=p.standardsFrameworkCaseIdentifierUUID,
+        jurisdiction=p.jurisdiction,
+        subject=p.academicSubject,
+        grades_mask=grade_mask(p.gradeLevel),
+        statement_type=p.normalizedStatementType,
+        limit=p.limit,
+    )
+    return _encoded(align(call.store, query))
+
+
+def _similar(call: Call[SimilarParams]) -> bytes:
+    p = call.params
+    if p.gradeLevel not in (None, "any"):
+        raise ValidationError(
+            "gradeLevel takes one value here: `any` (look beyond overlapping grades).",
+            {"parameter": "gradeLevel"},
+        )
+    query = SimilarQuery(
+        case_uuid=p.caseIdentifierUUID,
+        jurisdiction=p.jurisdiction,
+        framework=p.standardsFrameworkCaseIdentifierUUID,
+        limit=p.limit,
+        min_score=p.minScore,
+        any_grade=p.gradeLevel == "any",
+    )
+    return _encoded(similar(call.store, query))
+
+
+def _encoded(answer: dict[str, Any]) -> bytes:
+    """The answer with its records (encoded already) spliced in as they are."""
+    rest = {k: v for k, v in answer.items() if k != "data"}
+    head = orjson.dumps(rest)[1:-1]
+    return b'{"data":[' + b",".join(answer["data"]) + b"]," + head + b"}"
+
+
+_ALIGN_ABOUT = (
+    "edukg extension, the API's one operation with a body (JSON, at most 256 KiB). The text"
+    " is cut into passages (sentences and list items); each is matched by meaning against"
+    " the learning components and the standards' statements. A standard's evidence in a"
+    " passage is the better of its statement's similarity and that of the learning"
+    " components supporting it; its `score` is its best passage's (a cosine similarity of"
+    " the same model in every request, so scores compare across requests: 0.6 and above a"
+    " close match, 0.45-0.6 related, below 0.35 not returned). `evidence` lists the"
+    " passages (with offsets into `text`), the learning components each matched, and the"
+    " statement's own similarity. Without the semantic index or the model, ranks by words"
+    " (`ranking`: lexical). Costs 5 tokens plus 1 per 2,000 characters."
+)
+_SIMILAR_ABOUT = (
+    "edukg extension. The standards of another jurisdiction or framework (exactly one) that"
+    " say the same thing, ranked by meaning alone (the cosine of the statements' vectors;"
+    " by words without a semantic index): same subject and statement type, overlapping"
+    " grades unless `gradeLevel=any`. `sharedLearningComponents` shows where learning"
+    " components also link the two, with the Jaccard figures (null where none do)."
+)
+
+OPERATIONS: tuple[Operation[Any], ...] = (
+    Operation(
+        path="/alignments",
+        operation_id="alignTextToStandards",
+        summary="Align a text to standards, with the evidence (edukg extension)",
+        description=_ALIGN_ABOUT,
+        handler=_align,
+        response_schema=ref("TextAlignment"),
+        params=AlignBody,
+        tags=TAGS,
+        not_found=True,
+        cost=ALIGN_COST,
+        text_cost_chars=TEXT_COST_CHARS,
+        ranked=True,
+        method="POST",
+    ),
+    Operation(
+        path="/academic-standards/{caseIdentifierUUID}/similar",
+        operation_id="listSimilarStandards",
+        summary="A standard's counterparts elsewhere, by meaning (edukg extension)",
+        description=_SIMILAR_ABOUT,
+        handler=_similar,
+        response_schema=ref("SimilarStandards"),
+        params=SimilarParams,
+        tags=TAGS,
+        not_found=True,
+        cost=SIMILAR_COST,
+        ranked=True,
+    ),
+)
