@@ -77,6 +77,8 @@ bench: setup
 	$(BIN)/python bench/fairness.py
 	$(BIN)/python bench/response_cache.py
 	$(BIN)/python bench/crosswalks.py --export .bench/export
+	$(BIN)/python bench/align_eval.py
+	$(BIN)/python bench/align_latency.py
 
 # The full soak: 2 minutes at 64 connections; zero errors and flat memory expected.
 soak: setup

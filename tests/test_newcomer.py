@@ -138,8 +138,15 @@ def _readme_demo_curls() -> list[str]:
 def test_the_readme_curl_lines_work_on_the_demo_graph(demo: Api) -> None:
     base = f"{demo.server.url}{BASE}"
     for line in _readme_demo_curls():
-        url = shlex.split(line)[-1].replace("$B", base)
-        response = httpx.get(url, headers={"x-api-key": demo.key}, timeout=10)
+        words = shlex.split(line)
+        url = words[-1].replace("$B", base)
+        headers = {"x-api-key": demo.key}
+        if "-d" in words:  # the one operation with a body
+            body = words[words.index("-d") + 1].encode()
+            headers["content-type"] = "application/json"
+            response = httpx.post(url, content=body, headers=headers, timeout=10)
+        else:
+            response = httpx.get(url, headers=headers, timeout=10)
         assert response.status_code == 200, (line, response.text[:200])
         body = response.json()
         data = body.get("data", body) if isinstance(body, dict) else body

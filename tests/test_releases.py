@@ -420,3 +420,17 @@ def test_explorer_release_picker(lone_browser: Any, two: tuple[Api, Edits, str])
     assert "Reworded in release 2" not in page.inner_text(".statement")
     page.select_option("#release", "")
     page.wait_for_selector(".statement:has-text('Reworded in release 2')")
+
+
+def test_aligning_a_text_reads_the_pinned_release(two: tuple[Api, Edits, str]) -> None:
+    api, edits, _ = two
+    old = api.http.get(BASE + std(edits.removed_uuid),
+                       headers={"x-api-key": api.key, "x-data-version": OLD}).json()  # fmt: skip
+    body = {"text": old["description"], "jurisdiction": old["jurisdiction"], "limit": 3}
+    headers = {"x-api-key": api.key}
+    then = api.http.post(f"/releases/{OLD}{BASE}/alignments", json=body, headers=headers)
+    now = api.http.post(BASE + "/alignments", json=body, headers=headers)
+    assert then.status_code == now.status_code == 200, (then.text, now.text)
+    assert then.headers["x-data-version"] == OLD and now.headers["x-data-version"] == NEW
+    assert edits.removed_uuid in [r["caseIdentifierUUID"] for r in then.json()["data"]]
+    assert edits.removed_uuid not in [r["caseIdentifierUUID"] for r in now.json()["data"]]

@@ -10,6 +10,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import orjson
@@ -28,6 +29,7 @@ from edukg.ingest.demo import (
     demo_node_id,
     demo_skill_id,
 )
+from edukg.ingest.index import index
 from tests.conftest import Api, error_of
 from tests.support import BASE, ServerThread
 from tests.test_cli import free_port, stop, wait_for
@@ -95,6 +97,11 @@ REQUESTS = [
 RANKED = [("/learning-components/search", {"query": "fractions"})]
 # Each database's own load time: compared with it set aside.
 LOAD_TIMED: list[tuple[str, dict[str, str]]] = [("/data-versions", {})]
+# Ranked by meaning over the same vectors: the same standards in the same order.
+BY_MEANING: list[tuple[str, dict[str, Any]]] = [
+    (f"/academic-standards/{STD}/similar", {"jurisdiction": "Vermont"}),
+    ("/alignments", {"text": "Add fractions. Tell time to the minute.", "jurisdiction": "Vermont"}),
+]
 
 
 @pytest.fixture(scope="module")
@@ -107,6 +114,8 @@ def both(
     pg_db = postgres("same")
     build_demo(sqlite_db)
     build_demo(pg_db)
+    for db in (sqlite_db, pg_db):  # both rank by meaning, as the demo fixtures do
+        index(db)
     a, b = _serve(sqlite_db), _serve(pg_db)
     yield next(a), next(b)
     for gen in (a, b):
@@ -117,7 +126,7 @@ def both(
 def test_the_comparison_covers_every_operation() -> None:
     router = Router(BASE, OPERATIONS)
     covered = set()
-    for path, _ in [*REQUESTS, *RANKED, *LOAD_TIMED]:
+    for path, _ in [*REQUESTS, *RANKED, *LOAD_TIMED, *BY_MEANING]:
         matched = router.match(BASE + path.replace("{component}", "x"))
         if matched is not None:
             covered.add(matched[0].operation_id)
@@ -134,6 +143,26 @@ def test_ranked_searches_answer_alike_in_shape(
     mine, theirs = one.json(), two.json()  # search answers are bare lists, as hosted
     assert mine and theirs
     assert set(mine[0]) == set(theirs[0])
+
+
+@pytest.mark.parametrize(("path", "params"), BY_MEANING)
+def test_rankings_by_meaning_agree(
+    both: tuple[Api, Api], path: str, params: dict[str, Any]
+) -> None:
+    answers = []
+    for api in both:
+        if path == "/alignments":
+            response = api.http.post(BASE + path, json=params, headers={"x-api-key": api.key})
+        else:
+            response = api.get(path, **params)
+        assert response.status_code == 200, response.text
+        answers.append(response.json())
+    # The same standards with the same scores, to the precision each backend keeps its
+    # vectors in (near ties may swap).
+    scores = [{r["statementCode"]: r["score"] for r in a["data"]} for a in answers]
+    assert scores[0] and set(scores[0]) == set(scores[1])
+    assert all(abs(scores[0][c] - scores[1][c]) < 0.01 for c in scores[0])
+    assert answers[0]["ranking"] == answers[1]["ranking"] == "semantic"
 
 
 @pytest.mark.parametrize(("path", "params"), LOAD_TIMED)

@@ -40,6 +40,7 @@ VALID: dict[str, str] = {
     "frameworkIdentifier": demo_skill_id("skills"),
     "academicSubject": "Mathematics",
     "query": "fractions",
+    "text": "fractions",
     "from": "demo",  # the demo's release, compared with itself
     "to": "demo",
 }
@@ -72,7 +73,11 @@ def test_every_route_refuses_missing_wrong_and_revoked_keys(demo: Api, demo_db: 
         path = fill(op.path)
         params = required_query(op)
         for key in ("", "ekg_wrong", dead):
-            response = demo.get(path, key=key, **params)
+            if op.takes_body:
+                headers = {"x-api-key": key} if key else {}
+                response = demo.http.post(BASE + path, json={"text": "fractions"}, headers=headers)
+            else:
+                response = demo.get(path, key=key, **params)
             error_of(response, 401, "AuthenticationError")
     mcp = f"{demo.server.url}/mcp"
     for headers in ({}, {"x-api-key": "ekg_wrong"}, {"x-api-key": dead},
@@ -85,7 +90,8 @@ def test_only_the_allowlist_answers_without_a_key(demo: Api) -> None:
         assert demo.http.get(path).status_code == 200, path
     spec = demo.http.get("/openapi.json").json()
     for path, item in spec["paths"].items():
-        needs_key = item["get"].get("security") != []
+        (op,) = item.values()
+        needs_key = op.get("security") != []
         assert needs_key == (path not in OPEN_ROUTES), path
 
 
@@ -140,6 +146,8 @@ def _ok_or_clean_error(response: httpx.Response) -> None:
 
 def test_nasty_values_on_every_parameter(demo: Api) -> None:
     for op in OPERATIONS:
+        if op.takes_body:  # its body's fields: test_text_alignment's nasty values
+            continue
         for param in op.declared:
             values = CURSORS if param.name == "cursor" else NASTY
             for value in values:
@@ -155,6 +163,8 @@ def test_nasty_values_on_every_parameter(demo: Api) -> None:
 
 def test_repeated_and_raw_bytes(demo: Api) -> None:
     for op in OPERATIONS:
+        if op.takes_body:  # its body's fields: test_text_alignment's nasty values
+            continue
         base = f"{demo.server.url}{BASE}{fill(op.path)}"
         for param in op.declared:
             if param.location != "query" or param.repeat:

@@ -18,6 +18,7 @@ from edukg.store.base import Store
 from tests.alignment_eval import Truth, measure_joined, measure_similar, measure_single, prepare
 from tests.conftest import Api, error_of
 from tests.support import BASE, SAMPLE
+from tests.test_explorer import backend_of, enter_key, shot
 from tests.test_mcp import anyio_backend, call, call_error, session
 
 TWO_SKILLS = (
@@ -83,6 +84,8 @@ def test_a_text_of_two_skills_gets_the_standards_of_both(demo: Api) -> None:
     assert response.status_code == 200, response.text
     body = response.json()
     assert body["ranking"] == "semantic" and body["passages"] == 2
+    health = demo.http.get("/healthz", headers={"x-api-key": demo.key}).json()
+    assert health["details"]["alignment"]["ranking"] == "semantic"
     codes = [r["statementCode"] for r in body["data"]]
     assert "3.MD.A.1" in codes[:3] and "2.NBT.A.2" in codes[:3], codes
     scores = [r["score"] for r in body["data"]]
@@ -215,6 +218,7 @@ def test_without_an_index_both_rank_by_words_and_say_so(sample: Api) -> None:
     assert similar["ranking"] == "lexical" and similar["data"]
     details = sample.http.get("/healthz", headers={"x-api-key": sample.key}).json()["details"]
     assert details["search"]["semantic"] is False
+    assert details["alignment"]["ranking"] == "lexical"
 
 
 @pytest.mark.anyio
@@ -235,3 +239,40 @@ async def test_the_mcp_tool(demo: Api) -> None:
 
 
 __all__ = ["anyio_backend"]  # the MCP test runs on asyncio, as test_mcp's
+
+
+def test_the_explorer_aligns_a_text_and_shows_similar_standards(page: object, demo: Api) -> None:
+    p: Any = page
+    enter_key(p, demo)
+    p.goto(f"{demo.server.url}/explore/align")
+    p.wait_for_selector("#align-text")
+    p.fill("#align-text", TWO_SKILLS)
+    p.select_option("#align-where", "Multi-State")
+    p.click("#align-form button[type=submit]")
+    p.wait_for_selector("#aligned > li .code")
+    listed = p.inner_text("#aligned")
+    assert "3.MD.A.1" in listed and "2.NBT.A.2" in listed
+    assert "Tell time to the nearest minute" in listed
+    marks = p.locator("#align-shown mark")
+    assert marks.count() >= 1 and marks.first.inner_text() in TWO_SKILLS
+    shot(p, "align-text", backend_of(demo))
+    p.click("#aligned > li .code >> nth=0")
+    p.wait_for_selector("#similar li")
+    assert "Similar standards in" in p.inner_text("#standard-parts")
+    p.select_option("#similar-where", "Vermont")
+    p.wait_for_function("document.querySelector('#similar').innerText.includes('M.')")
+
+
+def test_nasty_values_in_every_body_field(demo: Api) -> None:
+    from tests.test_security import NASTY
+
+    fields = ["text", "standardsFrameworkCaseIdentifierUUID", "jurisdiction", "academicSubject",
+              "gradeLevel", "normalizedStatementType", "limit"]  # fmt: skip
+    for field in fields:
+        values: list[Any] = [*NASTY, 7, -1, 1.5, True, None, [], {}]
+        for value in values:
+            body: dict[str, Any] = {"text": "fractions", field: value}
+            response = align(demo, body)
+            assert response.status_code in (200, 400, 404), (field, value, response.text)
+            if response.status_code != 200:
+                error_of(response, response.status_code, response.json()["error"])

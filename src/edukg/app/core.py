@@ -411,6 +411,8 @@ class EdukgApp:
                 "responseCache": self.responses.status(),
                 "expensiveWork": self.work.status(),
                 "search": searching.search_mode(store),
+                # Aligning a text and similar standards rank as search does.
+                "alignment": {"ranking": _ALIGNMENT[searching.search_ranking(store)]},
             }
         body = orjson.dumps(health)
         return 200, body, [_JSON, (b"x-data-version", info.data_version.encode())]
@@ -473,6 +475,7 @@ class EdukgApp:
                 return
 
 
+_ALIGNMENT = {"hybrid": "semantic", "lexical": "lexical"}
 _RECENT_URLS = 4096  # validated URLs remembered per worker
 SWITCH_INTERVAL = 0.0005  # seconds: measured in bench/backends.py
 IO_WAITING = 4096  # requests waiting for a network thread; the connection cap bounds it first

@@ -113,5 +113,79 @@
     h.say(`${total} standards of ${curriculum}'s coverage.`);
   }
 
-  views.push({ pattern: /^\/compare\/?$/, view: compare }, { pattern: /^\/coverage\/?$/, view: coverage });
+
+  // ---- Align a text: the standards a pasted text addresses, with its evidence -----------
+  async function jurisdictions(h) {
+    const fws = await h.all("/standards-frameworks", {});
+    return [...new Set(fws.map((f) => f.jurisdiction).filter(Boolean))].sort(h.natural);
+  }
+
+  function marked(h, text, passages) {  // the text, with the given passages highlighted
+    let out = "", at = 0;
+    for (const p of [...passages].sort((a, b) => a.start - b.start)) {
+      if (p.start < at) continue;
+      out += h.esc(text.slice(at, p.start)) + `<mark>${h.esc(text.slice(p.start, p.end))}</mark>`;
+      at = p.end;
+    }
+    return out + h.esc(text.slice(at));
+  }
+
+  async function alignText(h) {
+    document.title = "Align a text · edukg explorer";
+    const places = await jurisdictions(h);
+    h.main.innerHTML = `<h1>Align a text</h1>
+      <p class="muted">Paste a lesson, an item or an activity: each sentence is matched by meaning against the standards and the learning components that make them up. A score of 0.6 or more is a close match.</p>
+      <form id="align-form" class="filters">
+        <label for="align-text" class="wide">Text <textarea id="align-text" rows="8" maxlength="20000" required></textarea></label>
+        <label for="align-where">Jurisdiction <select id="align-where">${places.map((j) => `<option${j === "Multi-State" ? " selected" : ""}>${h.esc(j)}</option>`).join("")}</select></label>
+        <label for="align-grade">Grade <select id="align-grade">${gradeOptions(h, "")}</select></label>
+        <button type="submit">Align</button>
+      </form>
+      <section aria-labelledby="aligned-h"><h2 id="aligned-h">Standards</h2><p id="align-note" class="muted"></p>
+        <div class="align-results"><ol class="plain fw-list" id="aligned"></ol><div id="align-shown" class="statement"></div></div></section>`;
+    const f = (sel) => h.main.querySelector(sel);
+    f("#align-form").onsubmit = async (ev) => {
+      ev.preventDefault();
+      const text = f("#align-text").value;
+      const body = { text, jurisdiction: f("#align-where").value, limit: 10 };
+      if (f("#align-grade").value) body.gradeLevel = [f("#align-grade").value];
+      h.say("Aligning…");
+      let found;
+      try { found = await h.post("/alignments", body); } catch (err) { h.say(h.explain(err), true); return; }
+      const show = (n) => {
+        const r = found.data[n];
+        f("#align-shown").innerHTML = r ? marked(h, text, r.evidence.passages) : h.esc(text);
+        h.main.querySelectorAll("#aligned > li").forEach((li, i) => li.classList.toggle("chosen", i === n));
+      };
+      f("#aligned").innerHTML = found.data.map((r, n) => `<li data-n="${n}"><button type="button" class="show-evidence" data-n="${n}">Show</button>
+        <a href="${h.link(`/standards/${h.esc(r.caseIdentifierUUID)}`)}"><span class="code">${h.esc(r.statementCode || "standard")}</span></a> ${bar(h, r.score)}
+        <p>${h.statement(r.description)}</p>
+        <ul class="evidence">${r.evidence.passages.map((p) => `<li><q>${h.esc(p.text)}</q> <span class="muted">(${p.similarity.toFixed(2)})</span>
+          ${p.learningComponents.length ? `<ul>${p.learningComponents.map((c) => `<li class="lc">${h.esc(c.description)} <span class="muted">${c.similarity.toFixed(2)}</span></li>`).join("")}</ul>` : ""}</li>`).join("")}</ul></li>`).join("") || "<li>No standard matched this text closely enough.</li>";
+      f("#aligned").onclick = (e) => { const b = e.target.closest("button.show-evidence"); if (b) show(Number(b.dataset.n)); };
+      f("#align-note").textContent = found.ranking === "semantic" ? `Ranked by meaning; ${found.passages} passages.` : "Ranked by words only: the server has no semantic index (edukg index).";
+      show(0);
+      h.say(`${found.data.length} standards.`);
+    };
+  }
+
+  // ---- On a standard's page: similar standards in another jurisdiction ------------------
+  async function similarPart(h, standard, box) {
+    const places = (await jurisdictions(h)).filter((j) => j !== standard.jurisdiction);
+    if (!places.length) return;
+    const pick = places.includes("Multi-State") ? "Multi-State" : places[0];
+    box.innerHTML = `<h2><label for="similar-where">Similar standards in <select id="similar-where">${places.map((j) => `<option${j === pick ? " selected" : ""}>${h.esc(j)}</option>`).join("")}</select></label></h2><ul class="plain fw-list" id="similar"></ul>`;
+    const list = box.querySelector("#similar");
+    const load = async () => {
+      const found = await h.api(`/academic-standards/${standard.caseIdentifierUUID}/similar`, { jurisdiction: box.querySelector("#similar-where").value });
+      list.innerHTML = found.data.map((r) => `<li><a href="${h.link(`/standards/${h.esc(r.caseIdentifierUUID)}`)}"><span class="code">${h.esc(r.statementCode || "standard")}</span></a> ${bar(h, r.score)}
+        ${r.sharedLearningComponents ? `<span class="chip">${r.sharedLearningComponents.sharedLCCount} shared learning components</span>` : ""} <p>${h.statement(r.description)}</p></li>`).join("") || '<li class="muted">No similar standard there.</li>';
+    };
+    box.querySelector("#similar-where").onchange = () => load().catch((err) => h.say(h.explain(err), true));
+    await load();
+  }
+  (window.edukgStandardParts = window.edukgStandardParts || []).push((h, s, box) => similarPart(h, s, box).catch(() => {}));
+
+  views.push({ pattern: /^\/compare\/?$/, view: compare }, { pattern: /^\/coverage\/?$/, view: coverage },
+    { pattern: /^\/align\/?$/, view: alignText });
 })();

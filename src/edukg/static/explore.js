@@ -40,14 +40,24 @@
     for (const [k, v] of Object.entries(params)) {
       for (const one of Array.isArray(v) ? v : [v]) if (one !== undefined && one !== null && one !== "") query.append(k, one);
     }
-    const url = API + path + (query.toString() ? `?${query}` : "");
+    return send(API + path + (query.toString() ? `?${query}` : ""), key, {});
+  }
+
+  async function post(path, json) {  // the one operation with a body (POST /alignments)
+    const key = sessionStorage.getItem(KEY);
+    if (!key) throw new Problem(401, "No key entered.");
+    return send(API + path, key, { method: "POST", body: JSON.stringify(json), contentType: "application/json" });
+  }
+
+  async function send(url, key, { method = "GET", body, contentType }) {
     const headers = { "x-api-key": key };
+    if (contentType) headers["content-type"] = contentType;
     const release = sessionStorage.getItem(RELEASE);
     if (release) headers["x-data-version"] = release;
-    const response = await fetch(url, { headers });
-    const body = await response.json().catch(() => ({}));
-    if (!response.ok) throw new Problem(response.status, body.message || response.statusText, response.headers.get("retry-after"), body.details);
-    return body;
+    const response = await fetch(url, { method, headers, body });
+    const answer = await response.json().catch(() => ({}));
+    if (!response.ok) throw new Problem(response.status, answer.message || response.statusText, response.headers.get("retry-after"), answer.details);
+    return answer;
   }
 
   async function all(path, params = {}) {  // follow nextCursor to the end
@@ -291,8 +301,10 @@
         <td><span class="bar-wrap" aria-hidden="true"><span class="bar" style="width:${Math.round((x.jaccard || 0) * 100)}%"></span></span>${(x.jaccard ?? 0).toFixed(2)}</td>
         <td>${x.stateLCCount} / ${x.ccssLCCount} / ${x.sharedLCCount}</td></tr>`).join("")}</tbody></table>` : '<p class="muted">None.</p>'}
       <h2>Aligned lessons</h2>
-      ${lessons.length ? `<ul>${lessons.map((l) => `<li>${esc(l.name)} <span class="muted">${esc(l.ordinalName || "")} · ${esc(l.courseCode || "")} · ${esc((l.curriculumAlignmentType || []).join(", "))}</span></li>`).join("")}</ul>` : '<p class="muted">None in the data.</p>'}`;
+      ${lessons.length ? `<ul>${lessons.map((l) => `<li>${esc(l.name)} <span class="muted">${esc(l.ordinalName || "")} · ${esc(l.courseCode || "")} · ${esc((l.curriculumAlignmentType || []).join(", "))}</span></li>`).join("")}</ul>` : '<p class="muted">None in the data.</p>'}
+      <div id="standard-parts"></div>`;
     say("");
+    for (const part of window.edukgStandardParts || []) part(helpers, s, main.querySelector("#standard-parts"));
     lastChanged(s).catch(() => { main.querySelector("#last-changed").textContent = "—"; });
   }
 
@@ -403,7 +415,7 @@
     route();
   };
   // What the views of other scripts (explore-align.js) are given.
-  const helpers = { api, all, esc, natural, link, say, statement, main, navigate };
+  const helpers = { api, post, all, esc, natural, link, say, statement, main, navigate, explain };
 
   async function route() {
     routed += 1;
