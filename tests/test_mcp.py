@@ -29,6 +29,7 @@ TOOLS = {
     "find_materials_for_lesson",
     "find_counterpart_standards",
     "report_curriculum_coverage",
+    "align_text_to_standards",
 }
 
 
