@@ -53,7 +53,7 @@ def evaluated(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Truth,
 def test_one_component_finds_its_standard(evaluated: tuple[Truth, Store, Store]) -> None:
     truth, texts, _ = evaluated
     figures = measure_single(texts, truth)
-    assert figures["align hit@1"] >= 0.78 and figures["align hit@5"] >= 0.94, figures
+    assert figures["align hit@1"] >= 0.82 and figures["align hit@5"] >= 0.95, figures
     assert figures["align hit@5"] > figures["search hit@5"]
 
 
@@ -62,9 +62,9 @@ def test_a_paragraph_of_skills_finds_the_standards_of_each(
 ) -> None:
     truth, texts, _ = evaluated
     graded = measure_joined(texts, truth, with_grade=True)
-    assert graded["align recall@10"] >= 0.91 and graded["align all found"] >= 0.74, graded
+    assert graded["align recall@10"] >= 0.93 and graded["align all found"] >= 0.80, graded
     open_ = measure_joined(texts, truth, with_grade=False)
-    assert open_["align recall@10"] >= 0.88 and open_["align all found"] >= 0.68, open_
+    assert open_["align recall@10"] >= 0.90 and open_["align all found"] >= 0.75, open_
     assert open_["align recall@10"] > open_["search recall@10"]
 
 

@@ -5,9 +5,10 @@ learning components and against the standards' own statements, by meaning where 
 loaded version has a semantic index (by words otherwise, as search is). A standard's
 evidence in a passage is the better of how alike the passage is to its statement and to
 the learning components that support it, so that a standard is aligned because the text
-teaches the skills it is made of; its score is its best passage's evidence. Scores are
-cosine similarities of the same model for every request, so they compare across
-requests (docs/api.md, "Aligning a text").
+teaches the skills it is made of, plus a small bonus for the passage's wording that the
+statement shares (services.wording); its score is its best passage's evidence. Scores are
+cosine similarities of the same model for every request (and a bounded bonus), so they
+compare across requests (docs/api.md, "Aligning a text").
 """
 
 from __future__ import annotations
@@ -26,11 +27,15 @@ from edukg.services.crosswalks import framework, framework_items
 from edukg.services.meaning import Indexed, indexed
 from edukg.services.passages import Passage, passages
 from edukg.services.search import query_words
+from edukg.services.wording import wording, words_of
 from edukg.store.base import SUPPORTED, Members, Search, Store
 
 MAX_TEXT = 20_000  # characters
 MIN_SCORE = 0.35  # below this, a passage and a statement share words, not a skill
 LC_FLOOR = 0.45  # a learning component this alike to a passage is taught by it
+# Words add at most this to a passage's evidence by meaning (bench/align_eval.py: 0.05,
+# 0.1 and 0.2 compared; 0.1 raised every measure, 0.2 lowered hit@1).
+WORDS_WEIGHT = 0.1
 _STANDARDS_PER_PASSAGE = 30
 _COMPONENTS_PER_PASSAGE = 20
 _PASSAGES_SHOWN = 3
@@ -58,19 +63,29 @@ class _Evidence:
 
     statement: Any = None  # float32 array, one cosine per passage
     components: dict[int, dict[str, float]] = field(default_factory=dict)  # passage -> lc
+    words: dict[int, float] = field(default_factory=dict)  # passage -> shared wording
+    near: set[int] = field(default_factory=set)  # passages where it is among the nearest
 
     def at(self, passage: int) -> float:
         """The evidence in one passage: the better of statement and components."""
         lcs = self.components.get(passage)
         stated = float(self.statement[passage]) if self.statement is not None else 0.0
-        return max(stated, max(lcs.values()) if lcs else 0.0)
+        best = max(stated, max(lcs.values()) if lcs else 0.0)
+        return min(1.0, best + WORDS_WEIGHT * self.words.get(passage, 0.0))
 
     def statement_best(self) -> float:
         return float(self.statement.max()) if self.statement is not None else 0.0
 
     def score(self) -> float:
-        taught = max((max(lcs.values()) for lcs in self.components.values()), default=0.0)
-        return max(self.statement_best(), taught)
+        """The best passage's evidence (at(p) for every passage, as one array)."""
+        if self.statement is None:
+            return max((self.at(p) for p in set(self.components) | set(self.words)), default=0.0)
+        best = self.statement.copy()
+        for p, lcs in self.components.items():
+            best[p] = max(best[p], *lcs.values())
+        for p, share in self.words.items():
+            best[p] += WORDS_WEIGHT * share
+        return min(1.0, float(best.max()))
 
 
 def align(store: Store, query: AlignQuery) -> dict[str, Any]:
@@ -90,7 +105,7 @@ def align(store: Store, query: AlignQuery) -> dict[str, Any]:
     vectors = rank.vectors([p.text for p in parts]) if standards is not None else None
     if standards is not None and vectors is not None:
         components = indexed(store, Search(COMPONENT, (), subject=query.subject))
-        found = _by_meaning(store, vectors, standards, components, allowed)
+        found = _by_meaning(store, parts, search, vectors, standards, components, allowed)
         ranking = "semantic"
     else:
         found = _by_words(store, parts, search, allowed)
@@ -109,6 +124,8 @@ def _framework_members(store: Store, query: AlignQuery) -> set[str] | None:
 
 def _by_meaning(
     store: Store,
+    parts: list[Passage],
+    search: Search,
     vectors: Any,
     standards: Indexed,
     components: Indexed | None,
@@ -116,9 +133,9 @@ def _by_meaning(
 ) -> dict[str, _Evidence]:
     """Each candidate standard's evidence, from the passages' vectors."""
     found: dict[str, _Evidence] = defaultdict(_Evidence)
-    for hits in standards.top(vectors, _STANDARDS_PER_PASSAGE, MIN_SCORE):
+    for p, hits in enumerate(standards.top(vectors, _STANDARDS_PER_PASSAGE, MIN_SCORE)):
         for identifier, _ in hits:
-            found[identifier] = found[identifier]
+            found[identifier].near.add(p)
     if components is not None and components.identifiers:
         matched = components.top(vectors, _COMPONENTS_PER_PASSAGE, LC_FLOOR)
         supported: dict[str, list[str]] = defaultdict(list)
@@ -129,12 +146,32 @@ def _by_meaning(
             for lc, similarity in hits:
                 for standard in supported.get(lc, ()):
                     found[standard].components.setdefault(p, {})[lc] = similarity
+    _add_words(store, parts, search, standards, found)
     kept = {k: v for k, v in found.items() if allowed is None or k in allowed}
     identifiers = list(kept)
     sims = standards.similarities(vectors, identifiers)
     for column, identifier in enumerate(identifiers):
         kept[identifier].statement = sims[:, column]
     return kept
+
+
+def _add_words(
+    store: Store,
+    parts: list[Passage],
+    search: Search,
+    standards: Indexed,
+    found: dict[str, _Evidence],
+) -> None:
+    """Shared wording (services.wording), a bonus of up to WORDS_WEIGHT to a standard's
+    evidence in the passages where meaning found it (its nearest or its components')."""
+    known = wording(store, search, standards)
+    passage_words = [words_of(part.text) for part in parts]
+    totals = [known.total(words) for words in passage_words]
+    for identifier, evidence in found.items():
+        for p in evidence.near | set(evidence.components):
+            share = known.shared(passage_words[p], totals[p], identifier)
+            if share > 0:
+                evidence.words[p] = share
 
 
 def _by_words(
