@@ -200,3 +200,18 @@ def test_index_works_when_the_model_cache_cannot_be_written(tmp_path: Path) -> N
     assert done.returncode == 0, done.stderr
     assert "building the model in memory" in done.stderr
     assert "texts embedded (onnx int8)" in done.stderr
+
+
+@pytest.mark.parametrize("command", ["use", "drop"])
+def test_a_release_name_that_is_a_path_is_a_usage_error(tmp_path: Path, command: str) -> None:
+    db = tmp_path / "edukg.db"
+    outside = tmp_path / "outside.txt"
+    outside.write_text("keep me")
+    for name in ("../x", "../outside.txt", "../../etc/passwd", "a/b"):
+        done = subprocess.run(
+            [sys.executable, "-m", "edukg.cli", "releases", command, name, "--db", str(db)],
+            capture_output=True, text=True, check=False, timeout=60,
+        )  # fmt: skip
+        assert done.returncode == 2, (name, done.stderr)
+        assert "not a data version" in done.stderr and "Traceback" not in done.stderr
+    assert outside.read_text() == "keep me"

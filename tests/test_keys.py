@@ -68,6 +68,20 @@ def test_bad_key_names(tmp_path: Path, name: str) -> None:
     keys.close()
 
 
+def test_the_key_file_is_readable_by_its_owner_alone(tmp_path: Path) -> None:
+    db = str(tmp_path / "k.db")
+    made = edukg("keys", "create", "dora", "--db", db)
+    assert made.returncode == 0, made.stderr
+    for path in tmp_path.iterdir():
+        if path.name.startswith("k.keys.db"):  # the file, its log and shared memory
+            assert path.stat().st_mode & 0o777 == 0o600, path
+    older = tmp_path / "old.keys.db"
+    sqlite3.connect(older).close()
+    older.chmod(0o644)
+    assert edukg("keys", "list", "--db", str(tmp_path / "old.db")).returncode == 0
+    assert older.stat().st_mode & 0o777 == 0o600  # tightened when opened
+
+
 def test_keys_file_sits_beside_the_data() -> None:
     assert keys_path_for("/srv/edukg.db") == Path("/srv/edukg.keys.db")
     assert keys_path_for("data/graph") == Path("data/graph.keys")

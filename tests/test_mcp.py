@@ -244,3 +244,11 @@ async def test_code_lookup_finds_the_alternate_code(sample: Api) -> None:
     async with session(sample) as s:
         body = await call(s, "find_standard_statement", code="1.NBT.1", jurisdiction="Multi-State")
     assert [x["code"] for x in body["standards"]] == ["1.NBT.A.1"]
+
+
+async def test_unknown_arguments_are_named(demo: Api) -> None:
+    async with session(demo) as s:
+        message = await call_error(s, "find_standard_statement", code="3.NF", colour="red")
+        assert "`colour` is not an argument" in message and "`code`" in message
+        # The known ones still work as before.
+        assert (await call(s, "find_standard_statement", code="3.NF"))["standards"]

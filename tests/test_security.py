@@ -234,10 +234,17 @@ def test_access_log_has_request_id_and_key_name_never_the_key(
             bad = httpx.get(
                 f"{server.url}{BASE}/standards-frameworks", headers={"x-api-key": "nope"}
             )
+            # A key in the query string is never written down, by name or by its prefix.
+            httpx.get(f"{server.url}{BASE}/standards-frameworks?limit=2&key={key}")
+            httpx.get(f"{server.url}{BASE}/standards-frameworks?q={key}&token=secret1")
     finally:
         server.stop()
     lines = [orjson.loads(r.getMessage()) for r in caplog.records if r.name == "edukg.access"]
-    assert len(lines) == 2
+    assert len(lines) == 4
+    assert lines[2]["path"].endswith("?limit=2&key=REDACTED"), lines[2]
+    assert lines[3]["path"].endswith("?q=REDACTED&token=REDACTED"), lines[3]
+    assert "secret1" not in caplog.text
+    lines = lines[:2]
     first, second = lines
     assert first["requestId"] == ok.headers["x-request-id"] and first["key"] == name
     assert first["status"] == 200 and first["method"] == "GET" and first["ms"] >= 0

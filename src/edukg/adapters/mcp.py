@@ -10,6 +10,7 @@ any request) with the same API keys as REST, and over stdio for desktop apps.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from contextvars import ContextVar
 from typing import Annotated, Any, Literal
@@ -86,6 +87,12 @@ class _Server(MCPServer):
     """The SDK's server, with argument errors that an assistant (or a person) can act on."""
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        unknown = sorted(set(arguments or {}) - _arguments_of(name))
+        if name in _DESCRIPTIONS and unknown:  # the SDK would drop them silently
+            takes = ", ".join(f"`{a}`" for a in sorted(_arguments_of(name))) or "none"
+            raise ToolError(
+                f"{name}: `{unknown[0]}` is not an argument of this tool (it takes {takes})."
+            )
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as exc:
@@ -321,6 +328,14 @@ class _Tools:
             list(gradeLevel or []),
             limit,
         )
+
+
+def _arguments_of(tool: str) -> set[str]:
+    """The argument names a tool takes (its method's parameters)."""
+    method = getattr(_Tools, tool, None)
+    if method is None:
+        return set()
+    return set(inspect.signature(method).parameters) - {"self"}
 
 
 def build_server(store: Store) -> MCPServer:

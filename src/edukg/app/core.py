@@ -30,17 +30,24 @@ from edukg.adapters.rest import OPERATIONS, Call
 from edukg.adapters.rest.base import Operation
 from edukg.app import caching
 from edukg.app.access import Access
-from edukg.app.body import closes_connection, read_body, require_json
+from edukg.app.body import read_body, require_json
 from edukg.app.case_mount import CASE_PATH, CaseEndpoint
 from edukg.app.diff_jobs import DiffJobs
 from edukg.app.mcp_mount import MCP_PATH, McpEndpoint
 from edukg.app.pending import BODY_KEY, Pending, check_parsable, takes_body
 from edukg.app.pinning import asks_for_release, pin, store_of
 from edukg.app.ratelimit import Limiter, MemoryLimiter, RedisLimiter
-from edukg.app.requests import check_sizes, error_answer, query_of, request_cost
+from edukg.app.requests import (
+    check_sizes,
+    error_answer,
+    query_of,
+    redacted_query,
+    refusal,
+    request_cost,
+)
 from edukg.app.responses import ResponseCache
 from edukg.app.routing import Found, Router
-from edukg.app.workpool import RETRY_AFTER, Busy, WorkPool
+from edukg.app.workpool import WorkPool
 from edukg.model.errors import (
     ApiError,
     MethodNotAllowedError,
@@ -61,6 +68,7 @@ from edukg.store import (
     open_store,
 )
 from edukg.store.base import StoreUnavailable
+from edukg.store.keys import KEY_PREFIX
 
 log = logging.getLogger("edukg")
 
@@ -153,7 +161,7 @@ class EdukgApp:
                 scope = {**scope, BODY_KEY: await read_body(scope, receive)}
             answer = await self._answer(request_id, scope, found, extra, who)
         except ApiError as exc:
-            answer = _refusal(exc, request_id, extra)
+            answer = refusal(exc, request_id, extra)
         await self._send(send, scope, answer, (request_id, started, extra, who))
 
     async def _answer(
@@ -228,7 +236,7 @@ class EdukgApp:
         """One JSON line per request: no key, no headers, a bounded path."""
         if not self.settings.access_log or not access_log.isEnabledFor(logging.INFO):
             return
-        query = scope.get("query_string", b"")[:512].decode("latin-1")
+        query = redacted_query(scope.get("query_string", b""), KEY_PREFIX)[:512]
         line = {
             "time": datetime.now(UTC).isoformat(timespec="milliseconds"),
             "requestId": request_id,
@@ -479,16 +487,6 @@ _ALIGNMENT = {"hybrid": "semantic", "lexical": "lexical"}
 _RECENT_URLS = 4096  # validated URLs remembered per worker
 SWITCH_INTERVAL = 0.0005  # seconds: measured in bench/backends.py
 IO_WAITING = 4096  # requests waiting for a network thread; the connection cap bounds it first
-
-
-def _refusal(exc: ApiError, request_id: str, extra: Headers) -> Response:
-    """The Error answer for `exc`, with the headers its kind of refusal carries."""
-    retry = RETRY_AFTER if isinstance(exc, Busy) else getattr(exc, "retry_after", None)
-    if retry is not None:
-        extra.append((b"retry-after", str(retry).encode()))
-    if closes_connection(exc):  # the rest of the body is not read
-        extra.append((b"connection", b"close"))
-    return error_answer(exc, request_id)
 
 
 def create_app(settings: Settings | None = None) -> EdukgApp:

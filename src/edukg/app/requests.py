@@ -4,10 +4,12 @@ cost, and the Error answer for a refusal."""
 from __future__ import annotations
 
 from typing import Any
-from urllib.parse import parse_qsl
+from urllib.parse import parse_qsl, unquote_plus
 
 from edukg.adapters.rest.base import Operation
 from edukg.adapters.server import MAX_HEADER_BYTES, MAX_URL_BYTES
+from edukg.app.body import closes_connection
+from edukg.app.workpool import RETRY_AFTER, Busy
 from edukg.model.errors import (
     ApiError,
     HeadersTooLargeError,
@@ -49,6 +51,24 @@ def check_sizes(scope: Scope) -> None:
         raise HeadersTooLargeError(f"The request headers exceed {MAX_HEADER_BYTES} bytes.")
 
 
+# Query parameters whose values are credentials wherever a client puts them.
+_SECRET_NAMES = frozenset(["key", "apikey", "api_key", "api-key", "x-api-key", "token",
+                           "access_token", "authorization"])  # fmt: skip
+
+
+def redacted_query(raw: bytes, key_prefix: str) -> str:
+    """A query string for the access log: the value of any parameter named like a
+    credential, or that starts with the key prefix, written `REDACTED`."""
+    parts = []
+    for part in raw.decode("latin-1").split("&"):
+        name, sep, value = part.partition("=")
+        plain = unquote_plus(value)
+        if sep and (name.lower() in _SECRET_NAMES or plain.startswith(key_prefix)):
+            value = "REDACTED"
+        parts.append(name + sep + value)
+    return "&".join(parts)
+
+
 def error_answer(exc: ApiError, request_id: str) -> tuple[int, bytes, Headers]:
     status, body = error_response(exc, request_id)
     return status, body, [JSON]
@@ -73,3 +93,13 @@ def query_of(scope: Scope) -> dict[str, list[str]]:
     for name, value in pairs:
         query.setdefault(name, []).append(value)
     return query
+
+
+def refusal(exc: ApiError, request_id: str, extra: Headers) -> tuple[int, bytes, Headers]:
+    """The Error answer for `exc`, with the headers its kind of refusal carries."""
+    retry = RETRY_AFTER if isinstance(exc, Busy) else getattr(exc, "retry_after", None)
+    if retry is not None:
+        extra.append((b"retry-after", str(retry).encode()))
+    if closes_connection(exc):  # the rest of the body is not read
+        extra.append((b"connection", b"close"))
+    return error_answer(exc, request_id)

@@ -17,6 +17,7 @@ from edukg.cli.diff import cmd_diff
 from edukg.cli.keys import cmd_keys
 from edukg.cli.releases import cmd_releases
 from edukg.cli.serving import cmd_quickstart, cmd_serve
+from edukg.store.base import DATA_VERSION
 
 
 def parser() -> argparse.ArgumentParser:
@@ -96,9 +97,9 @@ def _key_and_data_commands(sub: Any) -> None:
     c = _with_db(rsub.add_parser("list", help="version, content id, load time, size, current"))
     c.add_argument("--json", action="store_true", help="one JSON object per line, for scripts")
     c = _with_db(rsub.add_parser("use", help="make a kept release current (servers follow)"))
-    c.add_argument("version")
+    c.add_argument("version", type=_release_name, help="a kept release's data version")
     c = _with_db(rsub.add_parser("drop", help="remove a kept release (never the current one)"))
-    c.add_argument("version")
+    c.add_argument("version", type=_release_name, help="a kept release's data version")
     releases.set_defaults(func=cmd_releases)
 
     c = _with_db(sub.add_parser("diff", help="what changed between two kept releases"))
@@ -184,6 +185,15 @@ def _alignment_options(cmd: argparse.ArgumentParser) -> None:
 
 
 _DB_HELP = "SQLite file or postgresql:// URL (default: $EDUKG_DB, else ./edukg.db)"
+
+
+def _release_name(value: str) -> str:
+    """A data version as releases are named (a usage error, exit 2, otherwise)."""
+    if not DATA_VERSION.fullmatch(value):
+        raise argparse.ArgumentTypeError(
+            f"{value!r} is not a data version (letters, digits, '.', '_' and '-', at most 64)"
+        )
+    return value
 
 
 def _with_db(cmd: argparse.ArgumentParser) -> argparse.ArgumentParser:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import sqlite3
 import threading
@@ -10,6 +11,8 @@ from typing import Any
 
 from edukg.store.base import Principal, StoreUnavailable
 from edukg.store.keys import KeyStoreBase, keys_path_for
+
+log = logging.getLogger("edukg.keys")
 
 _KEY_SCHEMA = """
 CREATE TABLE IF NOT EXISTS secret (
@@ -112,6 +115,7 @@ class SqliteKeyStore(KeyStoreBase):
         if identity is None and not self._create:
             raise StoreUnavailable(f"no key file at {self._path}: every key is refused")
         self._path.parent.mkdir(parents=True, exist_ok=True)
+        _owner_only(self._path)
         conn = sqlite3.connect(
             self._path, isolation_level=None, check_same_thread=False, timeout=10
         )
@@ -138,3 +142,14 @@ class SqliteKeyStore(KeyStoreBase):
         if self._conn is not None:
             self._conn.close()
             self._conn = None
+
+
+def _owner_only(path: Path) -> None:
+    """Make the key file readable by its owner alone (0600), before SQLite opens it: its
+    write-ahead log and shared-memory files take the same mode. An existing file is
+    tightened where this process may."""
+    try:
+        os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
+        os.chmod(path, 0o600)
+    except PermissionError:
+        log.warning("cannot make %s readable by its owner alone (0600)", path)

@@ -206,8 +206,9 @@ class SqliteReleases:
         return hashlib.sha256(repr((seen, _inode(self._db))).encode()).hexdigest()[:16]
 
     def _known(self, version: str) -> Path:
-        path = release_path(self._db, version)
-        if not DATA_VERSION.fullmatch(version) or not path.is_file():
+        # The name is checked before it becomes a path ("../x" names no file of ours).
+        path = release_path(self._db, version) if DATA_VERSION.fullmatch(version) else None
+        if path is None or not path.is_file():
             known = ", ".join(r.data_version for r in self.list()) or "none"
             raise ReleaseError(f"no release {version!r} is kept here (kept: {known})")
         return path
