@@ -260,6 +260,9 @@ def test_a_damaged_file_is_reported_by_readyz(tmp_path: Path) -> None:
                 assert time.monotonic() < deadline, "the damage was never reported"
                 time.sleep(0.1)
         error_of(ready, 503, "ServiceUnavailableError")
-        assert verdict.startswith("damaged")
+        assert verdict == "damaged"  # no details without a key
+        key = open_key_store(str(db)).create(f"ops-{time.monotonic_ns()}")
+        keyed = httpx.get(f"{server.url}/readyz", headers={"x-api-key": key})
+        assert str(keyed.json()["details"]["integrity"]).startswith("damaged: ")
     finally:
         server.stop()

@@ -134,8 +134,10 @@ def test_pinning_by_header_and_by_prefix(two: tuple[Api, Edits, str]) -> None:
                          headers={"x-api-key": api.key, "if-none-match": then.headers["etag"]})  # fmt: skip
     assert again.status_code == 200
     # Lists, health and search answer from the pinned release too.
-    health = api.http.get(f"/releases/{OLD}/healthz").json()
+    health = api.http.get(f"/releases/{OLD}/healthz", headers={"x-api-key": api.key}).json()
     assert health["dataVersion"] == OLD
+    # Without a key no release is looked up: the current one answers.
+    assert api.http.get(f"/releases/{OLD}/healthz").json()["dataVersion"] == NEW
 
 
 def test_unknown_release_is_404_everywhere(two: tuple[Api, Edits, str]) -> None:
@@ -145,9 +147,9 @@ def test_unknown_release_is_404_everywhere(two: tuple[Api, Edits, str]) -> None:
         (BASE + std(edits.reworded_uuid), {**key, "x-data-version": "9.9.9"}),
         (f"/releases/9.9.9{BASE}{std(edits.reworded_uuid)}", key),
         (f"/releases/9.9.9{BASE}/data-versions", key),
-        ("/releases/9.9.9/healthz", {}),
-        ("/releases/9.9.9/explore", {}),
-        ("/releases/..%2F..%2Fetc/healthz", {}),
+        ("/releases/9.9.9/healthz", key),
+        ("/releases/9.9.9/explore", key),
+        ("/releases/..%2F..%2Fetc/healthz", key),
         (BASE + "/standards-frameworks", {**key, "x-data-version": "../../etc/passwd"}),
     ):
         body = error_of(api.http.get(path, headers=headers), 404, "NotFoundError")
@@ -288,7 +290,12 @@ def test_use_and_drop_while_serving_under_load(
     assert all(r["sizeBytes"] > 0 for r in listed)
     _until(lambda: api.get(std(uuid), key=None).status_code == 200)
     dropped = api.http.get(f"/releases/demo{BASE}{std(uuid)}", headers={"x-api-key": api.key})
-    _until(lambda: api.http.get("/releases/demo/healthz").status_code == 404)
+    _until(
+        lambda: (
+            api.http.get("/releases/demo/healthz", headers={"x-api-key": api.key}).status_code
+            == 404
+        )
+    )
     assert dropped.status_code in (200, 404)  # until the server looks again
     assert _cli("releases", "use", "nope", "--db", db).returncode == 1
 
@@ -434,3 +441,18 @@ def test_aligning_a_text_reads_the_pinned_release(two: tuple[Api, Edits, str]) -
     assert then.headers["x-data-version"] == OLD and now.headers["x-data-version"] == NEW
     assert edits.removed_uuid in [r["caseIdentifierUUID"] for r in then.json()["data"]]
     assert edits.removed_uuid not in [r["caseIdentifierUUID"] for r in now.json()["data"]]
+
+
+def test_without_a_key_no_release_is_looked_up_or_named(two: tuple[Api, Edits, str]) -> None:
+    api, edits, _ = two
+    path = BASE + std(edits.reworded_uuid)
+    for headers, url in (({"x-data-version": "9.9.9"}, path),
+                         ({"x-data-version": OLD}, path),
+                         ({}, f"/releases/9.9.9{path}"),
+                         ({"x-api-key": "ekg_wrong", "x-data-version": "9.9.9"}, path)):  # fmt: skip
+        refused = api.http.get(url, headers=headers)
+        error_of(refused, 401, "AuthenticationError")
+        assert OLD not in refused.text and NEW not in refused.text
+    # With a valid key the unknown release is a 404 that lists the kept ones, as before.
+    missing = api.http.get(path, headers={"x-api-key": api.key, "x-data-version": "9.9.9"})
+    assert missing.status_code == 404 and OLD in missing.text

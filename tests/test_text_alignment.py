@@ -11,6 +11,7 @@ from typing import Any
 import httpx
 import pytest
 
+from edukg.app import body
 from edukg.ingest.demo import demo_case_uuid, demo_framework_case_uuid
 from edukg.model.encoder import available
 from edukg.store import open_store
@@ -170,7 +171,10 @@ def test_a_body_over_the_limit_is_a_413_the_client_reads(demo: Api) -> None:
     assert within.status_code == 200, within.text
 
 
-def test_a_body_that_stops_arriving_does_not_hold_the_server(demo: Api) -> None:
+def test_a_body_that_stops_arriving_does_not_hold_the_server(
+    demo: Api, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(body, "_PART_SECONDS", 1.0)  # the server runs in this process
     host, port = demo.server.url.removeprefix("http://").split(":")
     with socket.create_connection((host, int(port)), timeout=15) as raw:
         raw.sendall(b"POST " + BASE.encode() + b"/alignments HTTP/1.1\r\nhost: x\r\n"

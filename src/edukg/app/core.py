@@ -35,7 +35,8 @@ from edukg.app.case_mount import CASE_PATH, CaseEndpoint
 from edukg.app.diff_jobs import DiffJobs
 from edukg.app.mcp_mount import MCP_PATH, McpEndpoint
 from edukg.app.pending import BODY_KEY, Pending, check_parsable, takes_body
-from edukg.app.pinning import asks_for_release, pin, store_of
+from edukg.app.pinning import asks_for_release, pin, store_of, unpinned
+from edukg.app.probes import readiness
 from edukg.app.ratelimit import Limiter, MemoryLimiter, RedisLimiter
 from edukg.app.requests import (
     check_sizes,
@@ -186,10 +187,15 @@ class EdukgApp:
     async def _pinned(self, request_id: str, scope: Scope) -> Scope:
         """The scope with the release it names (a lookup: off the loop when networked)."""
         if self.io is None:
-            return self._guarded(request_id, scope, pin, scope, self.releases)
-        return await self.io.run(
-            lambda: self._guarded(request_id, scope, pin, scope, self.releases)
-        )
+            return self._guarded(request_id, scope, self._pin, scope)
+        return await self.io.run(lambda: self._guarded(request_id, scope, self._pin, scope))
+
+    def _pin(self, scope: Scope) -> Scope:
+        """Pinned for a valid key only: without one, no release is looked up or named (a
+        data path then answers 401, whatever the pin)."""
+        if self.access.known_key(scope) is None:
+            return unpinned(scope)
+        return pin(scope, self.releases)
 
     async def _send(
         self,
@@ -255,7 +261,7 @@ class EdukgApp:
         def docs_page(_scope: Scope) -> Response:
             return 200, self._docs_bytes, self._docs_headers
 
-        router.fixed("/readyz", lambda _scope: self._ready(), READY_PATH)
+        router.fixed("/readyz", self._ready, READY_PATH)
         router.fixed("/healthz", self._health, HEALTH_PATH)
         router.fixed("/openapi.json", lambda _scope: (200, self._openapi_bytes, [_JSON]))
         router.fixed("/docs", docs_page)
@@ -425,33 +431,9 @@ class EdukgApp:
         body = orjson.dumps(health)
         return 200, body, [_JSON, (b"x-data-version", info.data_version.encode())]
 
-    def _ready(self) -> tuple[int, bytes, Headers]:
+    def _ready(self, scope: Scope) -> tuple[int, bytes, Headers]:
         """Ready to take traffic: data loaded, its database reachable, keys reachable."""
-        checks: dict[str, object] = {}
-        try:
-            info = self.store.info()
-            checks["database"] = "reachable"
-        except StoreUnavailable:
-            info = None
-            checks["database"] = "unreachable"
-        checks["dataLoaded"] = info is not None
-        checks["integrity"] = self.store.integrity()
-        try:
-            self.keys.verify("readiness-probe")
-            checks["keys"] = "reachable"
-        except StoreUnavailable:
-            checks["keys"] = "unreachable"
-        ready = (
-            info is not None
-            and checks["keys"] == "reachable"
-            and not str(checks["integrity"]).startswith("damaged")
-        )
-        if not ready:
-            raise ServiceUnavailableError("Not ready to serve.", checks)
-        body = orjson.dumps(
-            {"status": "ready", "dataVersion": info.data_version if info else None, **checks}
-        )
-        return 200, body, [_JSON]
+        return readiness(self.store, self.keys, self.access.known_key(scope) is not None)
 
     async def _lifespan(self, receive: Receive, send: Send) -> None:
         while True:

@@ -52,6 +52,15 @@ def pin(scope: Scope, releases: Releases) -> Scope:
     return {**scope, STORE_KEY: store}
 
 
+def unpinned(scope: Scope) -> Scope:
+    """The scope with any /releases/X prefix taken off, and no release looked up."""
+    path: str = scope["path"]
+    if not path.startswith(PREFIX):
+        return scope
+    version, _, rest = path[len(PREFIX) :].partition("/")
+    return {**scope, "path": "/" + rest, "raw_path": _raw_rest(scope, version, rest)}
+
+
 def _raw_rest(scope: Scope, version: str, rest: str) -> bytes:
     """The raw path without the prefix (as sent, when the prefix was sent plainly)."""
     raw: bytes = scope.get("raw_path") or b""

@@ -1,0 +1,41 @@
+"""Readiness: whether this server can take traffic, and, for a valid key, why not."""
+
+from __future__ import annotations
+
+import orjson
+
+from edukg.model.errors import ServiceUnavailableError
+from edukg.store import KeyStore, Store
+from edukg.store.base import StoreUnavailable
+
+Headers = list[tuple[bytes, bytes]]
+_JSON = (b"content-type", b"application/json")
+
+
+def readiness(store: Store, keys: KeyStore, keyed: bool) -> tuple[int, bytes, Headers]:
+    """200 when the data is loaded, its database and the keys reachable and the file
+    sound; else 503 with the checks (where a damaged file is damaged: for a key only)."""
+    checks: dict[str, object] = {}
+    try:
+        info = store.info()
+        checks["database"] = "reachable"
+    except StoreUnavailable:
+        info = None
+        checks["database"] = "unreachable"
+    checks["dataLoaded"] = info is not None
+    verdict = store.integrity()
+    if verdict.startswith("damaged") and not keyed:
+        verdict = "damaged"
+    checks["integrity"] = verdict
+    try:
+        keys.verify("readiness-probe")
+        checks["keys"] = "reachable"
+    except StoreUnavailable:
+        checks["keys"] = "unreachable"
+    ready = info is not None and checks["keys"] == "reachable" and not verdict.startswith("damaged")
+    if not ready:
+        raise ServiceUnavailableError("Not ready to serve.", checks)
+    body = orjson.dumps(
+        {"status": "ready", "dataVersion": info.data_version if info else None, **checks}
+    )
+    return 200, body, [_JSON]
