@@ -181,6 +181,13 @@ def test_list_parameters(provider: Callable[..., tuple[httpx.Client, str]]) -> N
     assert [d["identifier"] for d in found["CFDocuments"]] == [CA_MATH]
     either = _get(client, path, filter=f"identifier='{CA_MATH}' OR identifier='{DOC}'")
     assert {d["identifier"] for d in either["CFDocuments"]} == {CA_MATH, DOC}
+    # A quoted value may hold the joining words; it is one value, never split.
+    for value in (" OR ", " AND ", "a AND b OR c", "it''s OR not"):
+        quoted = client.get(path, params={"filter": f"title~'{value}'"})
+        assert quoted.status_code == 404, (value, quoted.text)  # matched nothing: no 400
+        assert "unknownobject" in quoted.text
+    joined = _get(client, path, filter="title~' AND ' OR title~'california'")
+    assert [d["identifier"] for d in joined["CFDocuments"]] == [CA_MATH]
 
 
 def test_keys_etags_public_and_uris(provider: Callable[..., tuple[httpx.Client, str]]) -> None:

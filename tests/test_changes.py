@@ -157,6 +157,23 @@ def test_changes_equal_a_record_by_record_comparison(served: Any) -> None:
             assert {"sourceIdentifier", "targetIdentifier"} <= set(c)
 
 
+def test_a_walk_survives_a_switch_of_the_current_release(served: Any) -> None:
+    api, db, _, _ = served
+    params = {"from": OLD, "to": NEW, "limit": 3}
+    first = api.ok("/changes", **params)
+    cursor = first["pagination"]["nextCursor"]
+    expected = api.ok("/changes", **params, cursor=cursor)
+    assert _cli("releases", "use", OLD, "--db", db).returncode == 0
+    try:
+        deadline = time.monotonic() + 10
+        while api.get("/standards-frameworks").headers["x-data-version"] != OLD:
+            assert time.monotonic() < deadline, "the server never switched"
+            time.sleep(0.05)
+        assert api.ok("/changes", **params, cursor=cursor) == expected
+    finally:
+        assert _cli("releases", "use", NEW, "--db", db).returncode == 0
+
+
 def test_every_filter(served: Any) -> None:
     api, _, expected, _ = served
     pair = {"from": OLD, "to": NEW}

@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
-import httpx
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
 
-from edukg.ingest.demo import demo_case_uuid
+import httpx
+import orjson
+
+from edukg.ingest.builder import load
+from edukg.ingest.demo import demo_case_uuid, demo_lines
 from tests.conftest import Api
 from tests.support import ROOT
+from tests.test_load import write_export
 
 SHOTS = ROOT / "artifacts" / "screenshots"
 
@@ -127,3 +134,34 @@ def test_assets_are_hashed_and_cached_long(demo: Api) -> None:
     assert demo.http.get("/explore").headers["cache-control"] == "no-cache"
     assert "default-src 'self'" in demo.http.get("/explore").headers["content-security-policy"]
     assert httpx.get(f"{demo.server.url}/explore/assets/nope.js").status_code == 404
+
+
+def test_record_values_never_become_markup_or_script_links(
+    page: object, serve: Callable[[str], Api], tmp_path: Path
+) -> None:
+    hostile_uuid = '"><img src=x onerror=alert(1)><b x="'
+    target, licensed = demo_case_uuid("ms-math", "4.NF.A.1"), demo_case_uuid("ms-math", "3.NF.A.1")
+    lines = []
+    for line in demo_lines():
+        record = orjson.loads(line)
+        props = record.get("properties", {})
+        if props.get("caseIdentifierUUID") == target:
+            props["caseIdentifierUUID"] = hostile_uuid
+        if props.get("caseIdentifierUUID") == licensed:
+            props["license"] = "javascript:alert(1)"
+        lines.append(orjson.dumps(record))
+    db = str(tmp_path / "hostile.db")
+    load([str(write_export(tmp_path / "v1.0.0", lines))], db, "1.0.0")
+    api = serve(db)
+    p: Any = page
+    enter_key(p, api)
+    p.wait_for_selector("#fws li a")
+    p.click("text=edukg Demo Mathematics Standards")
+    for code in ("4.NF", "4.NF.A"):
+        p.click(f"button[aria-label='Show children of {code}']")
+    p.wait_for_selector("text=4.NF.A.1")
+    assert p.locator("main img").count() == 0 and p.locator("main b[x]").count() == 0
+    p.goto(f"{api.server.url}/explore/standards/{licensed}")
+    p.wait_for_selector(".statement")
+    assert "javascript:alert(1)" in p.inner_text("main")  # shown as text
+    assert p.locator("a[href^='javascript']").count() == 0

@@ -7,6 +7,7 @@ gets 503 with Retry-After and the computation is started in the background.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 
 import orjson
@@ -34,6 +35,13 @@ class ChangeFeed:
         self.releases = releases
         self.changes = changes
         self._start = start
+
+    def pair_content(self, older: str, newer: str) -> str:
+        """What a walk of the changes from `older` to `newer` reads: the two releases'
+        content, as one hex name (cursors are bound to it, not to the current release)."""
+        ids = [pinned_store(self.releases, v).info() for v in (older, newer)]
+        named = "/".join(i.content_id if i is not None else "" for i in ids)
+        return hashlib.sha256(named.encode()).hexdigest()
 
     def _pair(self, older: str, newer: str) -> str | None:
         """The kept pair's name; None for a release compared with itself (no changes)."""

@@ -50,8 +50,8 @@
     standards.sort((a, b) => h.natural(a.statementCode, b.statementCode));
     f("#pairs").innerHTML = standards.map((s) => {
       const best = (bySource.get(s.identifier) || []).sort((a, b) => (b.jaccard || 0) - (a.jaccard || 0)).slice(0, 3);
-      const rows = best.map((p) => `<li class="pair"><a href="${h.link(`/standards/${h.esc(p.target.caseIdentifierUUID)}`)}"><span class="code">${h.esc(p.target.statementCode || "standard")}</span></a> ${bar(h, p.jaccard)} <span class="chip">${h.esc(p.method)}</span> <span class="muted">${h.esc(p.sharedLCCount ?? "?")} shared</span></li>`).join("");
-      return `<li class="${best.length ? "matched" : "unmatched"}"><a href="${h.link(`/standards/${h.esc(s.caseIdentifierUUID)}`)}"><span class="code">${h.esc(s.statementCode || "")}</span></a> ${h.statement(s.description)}
+      const rows = best.map((p) => `<li class="pair"><a href="${h.href(`/standards/${h.esc(p.target.caseIdentifierUUID)}`)}"><span class="code">${h.esc(p.target.statementCode || "standard")}</span></a> ${bar(h, p.jaccard)} <span class="chip">${h.esc(p.method)}</span> <span class="muted">${h.esc(p.sharedLCCount ?? "?")} shared</span></li>`).join("");
+      return `<li class="${best.length ? "matched" : "unmatched"}"><a href="${h.href(`/standards/${h.esc(s.caseIdentifierUUID)}`)}"><span class="code">${h.esc(s.statementCode || "")}</span></a> ${h.statement(s.description)}
         ${best.length ? `<ul class="plain">${rows}</ul>` : '<p class="muted no-match">No counterpart in the other framework.</p>'}</li>`;
     }).join("") || "<li>No standards in this grade.</li>";
     h.say(`${standards.length} standards; ${pairs.length} crosswalks.`);
@@ -106,7 +106,7 @@
       const cell = inCell(b.dataset.d, b.dataset.g).sort((a, c) => h.natural(a.standard.statementCode, c.standard.statementCode));
       const content = (list) => list.map((c) => `${h.esc(c.type)} ${h.esc(c.name || c.identifier)}`).join("; ");
       f("#cell").innerHTML = `<h2>${h.esc(dname(domains.get(b.dataset.d)))}, grade ${h.esc(b.dataset.g)}</h2><ul class="plain fw-list">${cell.map((r) => `<li><span class="chip status-${h.esc(r.status)}">${h.esc(r.status)}</span>
-        <a href="${h.link(`/standards/${h.esc(r.standard.caseIdentifierUUID)}`)}"><span class="code">${h.esc(r.standard.statementCode || "")}</span></a> ${h.statement(r.standard.description)}
+        <a href="${h.href(`/standards/${h.esc(r.standard.caseIdentifierUUID)}`)}"><span class="code">${h.esc(r.standard.statementCode || "")}</span></a> ${h.statement(r.standard.description)}
         ${r.direct.length ? `<p class="muted">${content(r.direct)}</p>` : ""}
         ${r.viaCrosswalk.map((v) => `<p class="muted">via <span class="code">${h.esc(v.standard.statementCode || "")}</span> (${h.esc(v.method)}, Jaccard ${(v.jaccard ?? 0).toFixed(2)}): ${content(v.aligned)}</p>`).join("")}</li>`).join("")}</ul>`;
     });
@@ -158,7 +158,7 @@
         h.main.querySelectorAll("#aligned > li").forEach((li, i) => li.classList.toggle("chosen", i === n));
       };
       f("#aligned").innerHTML = found.data.map((r, n) => `<li data-n="${n}"><button type="button" class="show-evidence" data-n="${n}">Show</button>
-        <a href="${h.link(`/standards/${h.esc(r.caseIdentifierUUID)}`)}"><span class="code">${h.esc(r.statementCode || "standard")}</span></a> ${bar(h, r.score)}
+        <a href="${h.href(`/standards/${h.esc(r.caseIdentifierUUID)}`)}"><span class="code">${h.esc(r.statementCode || "standard")}</span></a> ${bar(h, r.score)}
         <p>${h.statement(r.description)}</p>
         <ul class="evidence">${r.evidence.passages.map((p) => `<li><q>${h.esc(p.text)}</q> <span class="muted">(${p.similarity.toFixed(2)})</span>
           ${p.learningComponents.length ? `<ul>${p.learningComponents.map((c) => `<li class="lc">${h.esc(c.description)} <span class="muted">${c.similarity.toFixed(2)}</span></li>`).join("")}</ul>` : ""}</li>`).join("")}</ul></li>`).join("") || "<li>No standard matched this text closely enough.</li>";
@@ -178,7 +178,7 @@
     const list = box.querySelector("#similar");
     const load = async () => {
       const found = await h.api(`/academic-standards/${standard.caseIdentifierUUID}/similar`, { jurisdiction: box.querySelector("#similar-where").value });
-      list.innerHTML = found.data.map((r) => `<li><a href="${h.link(`/standards/${h.esc(r.caseIdentifierUUID)}`)}"><span class="code">${h.esc(r.statementCode || "standard")}</span></a> ${bar(h, r.score)}
+      list.innerHTML = found.data.map((r) => `<li><a href="${h.href(`/standards/${h.esc(r.caseIdentifierUUID)}`)}"><span class="code">${h.esc(r.statementCode || "standard")}</span></a> ${bar(h, r.score)}
         ${r.sharedLearningComponents ? `<span class="chip">${r.sharedLearningComponents.sharedLCCount} shared learning components</span>` : ""} <p>${h.statement(r.description)}</p></li>`).join("") || '<li class="muted">No similar standard there.</li>';
     };
     box.querySelector("#similar-where").onchange = () => load().catch((err) => h.say(h.explain(err), true));

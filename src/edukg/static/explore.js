@@ -148,6 +148,10 @@
   const grades = (g) => (g || []).length > 6 ? `<span class="chip">Grades ${esc(g[0])}–${esc(g[g.length - 1])}</span>`
     : (g || []).map((x) => `<span class="chip">Grade ${esc(x)}</span>`).join("");
   const link = (path) => `${ROOT}${path}`;
+  // For an attribute: every value escaped (record values included), whatever it holds.
+  const href = (path) => esc(link(path));
+  // Only web addresses become links (a record's `javascript:` URL stays text).
+  const webUrl = (u) => (/^https?:\/\//i.test(String(u ?? "")) ? String(u) : null);
 
   // ---- views -------------------------------------------------------------------------
   async function home() {
@@ -165,7 +169,7 @@
     }
     const draw = () => {
       const shown = frameworks.filter((f) => (!jur.value || f.jurisdiction === jur.value) && (!subj.value || f.academicSubject === subj.value));
-      list.innerHTML = shown.map((f) => `<li><a href="${link(`/frameworks/${f.caseIdentifierUUID}`)}">${esc(f.name)}</a>
+      list.innerHTML = shown.map((f) => `<li><a href="${href(`/frameworks/${f.caseIdentifierUUID}`)}">${esc(f.name)}</a>
         <span class="chip">${esc(f.jurisdiction)}</span><span class="chip">${esc(f.academicSubject)}</span>
         <span class="muted">${esc(f.adoptionStatus || "")}</span></li>`).join("") || "<li>No framework matches these filters.</li>";
     };
@@ -178,7 +182,7 @@
     const li = el(`<li><div class="node">
       ${item.hasChildren ? `<button class="toggle" aria-expanded="false" aria-label="Show children of ${esc(item.statementCode || "this item")}">+</button>` : '<span class="toggle" aria-hidden="true"></span>'}
       <span class="text">${item.statementCode ? `<span class="code">${esc(item.statementCode)}</span>` : ""}${grades(item.gradeLevel)}
-        <a href="${link(`/standards/${item.caseIdentifierUUID}`)}">${statement(item.description || "(no statement)")}</a></span>
+        <a href="${href(`/standards/${item.caseIdentifierUUID}`)}">${statement(item.description || "(no statement)")}</a></span>
     </div></li>`);
     const toggle = li.querySelector("button.toggle");
     if (toggle) {
@@ -206,11 +210,11 @@
     const fw = frameworks.find((f) => f.caseIdentifierUUID === uuid);
     if (!fw) throw new Problem(404, "No framework with that identifier is loaded.");
     document.title = `${fw.name} · edukg explorer`;
-    main.innerHTML = `<nav class="crumbs" aria-label="Breadcrumbs"><ol><li><a href="${link("/")}">Frameworks</a></li><li>${esc(fw.name)}</li></ol></nav>
+    main.innerHTML = `<nav class="crumbs" aria-label="Breadcrumbs"><ol><li><a href="${href("/")}">Frameworks</a></li><li>${esc(fw.name)}</li></ol></nav>
       <h1>${esc(fw.name)}</h1>
       <p><span class="chip">${esc(fw.jurisdiction)}</span><span class="chip">${esc(fw.academicSubject)}</span></p>
-      <p class="actions"><a href="${link(`/compare?source=${encodeURIComponent(uuid)}`)}">Compare with another framework</a>
-        · <a href="${link(`/coverage?framework=${encodeURIComponent(uuid)}`)}">Curriculum coverage</a></p>
+      <p class="actions"><a href="${href(`/compare?source=${encodeURIComponent(uuid)}`)}">Compare with another framework</a>
+        · <a href="${href(`/coverage?framework=${encodeURIComponent(uuid)}`)}">Curriculum coverage</a></p>
       <form class="search" role="search" id="find">
         <label for="q" class="muted">Find in this framework, by code (e.g. 3.NF.A.1) or words</label>
         <input id="q" name="q" type="search" placeholder="code or words">
@@ -235,7 +239,7 @@
         }).sort((a, b) => natural(a.statementCode, b.statementCode));
         main.querySelector("#found").hidden = false;
         main.querySelector("#results").innerHTML = hits.slice(0, 50).map((s) => `<li>${s.statementCode ? `<span class="code">${esc(s.statementCode)}</span>` : ""}
-          <a href="${link(`/standards/${s.caseIdentifierUUID}`)}">${statement(s.description)}</a></li>`).join("") || "<li>Nothing matched.</li>";
+          <a href="${href(`/standards/${s.caseIdentifierUUID}`)}">${statement(s.description)}</a></li>`).join("") || "<li>Nothing matched.</li>";
         say(hits.length > 50 ? `${hits.length} matches; the first 50 are shown.` : `${hits.length} match${hits.length === 1 ? "" : "es"}.`);
       } catch (err) { say(explain(err), true); }
     });
@@ -247,7 +251,7 @@
     const rows = Math.max(before.length, after.length, 1);
     const H = rows * rowH + 20;
     const cy = H / 2;
-    const box = (s, x, y, cls) => `<a class="${cls}" href="${link(`/standards/${s.caseIdentifierUUID}`)}" aria-label="${esc(s.statementCode || "standard")}: ${esc((s.description || "").slice(0, 80))}">
+    const box = (s, x, y, cls) => `<a class="${cls}" href="${href(`/standards/${s.caseIdentifierUUID}`)}" aria-label="${esc(s.statementCode || "standard")}: ${esc((s.description || "").slice(0, 80))}">
       <rect x="${x}" y="${y - boxH / 2}" width="${boxW}" height="${boxH}" rx="6"></rect>
       <text x="${x + 8}" y="${y + 4}">${esc((s.statementCode || "") + " " + (s.description || "").slice(0, 16))}…</text></a>`;
     const col = (list, x) => list.map((s, n) => ({ s, x, y: (H - list.length * rowH) / 2 + n * rowH + rowH / 2 }));
@@ -273,10 +277,10 @@
     ]);
     document.title = `${s.statementCode || "Standard"} · edukg explorer`;
     const crumbs = chain.map((c, n) => n === 0
-      ? `<li><a href="${link(`/frameworks/${c.caseIdentifierUUID}`)}">${esc(c.name)}</a></li>`
-      : `<li><a href="${link(`/standards/${c.caseIdentifierUUID}`)}">${esc(c.statementCode || (c.description || "").slice(0, 30))}</a></li>`).join("");
+      ? `<li><a href="${href(`/frameworks/${c.caseIdentifierUUID}`)}">${esc(c.name)}</a></li>`
+      : `<li><a href="${href(`/standards/${c.caseIdentifierUUID}`)}">${esc(c.statementCode || (c.description || "").slice(0, 30))}</a></li>`).join("");
     kids.sort((a, b) => natural(a.statementCode, b.statementCode));
-    main.innerHTML = `<nav class="crumbs" aria-label="Breadcrumbs"><ol><li><a href="${link("/")}">Frameworks</a></li>${crumbs}</ol></nav>
+    main.innerHTML = `<nav class="crumbs" aria-label="Breadcrumbs"><ol><li><a href="${href("/")}">Frameworks</a></li>${crumbs}</ol></nav>
       <h1>${s.statementCode ? `<span class="code">${esc(s.statementCode)}</span>` : ""}${esc(s.jurisdiction)} ${esc(s.academicSubject)}</h1>
       <p class="statement">${statement(s.description)}</p>
       ${s.notes ? `<p class="muted">${statement(s.notes)}</p>` : ""}
@@ -286,18 +290,18 @@
         <dt>Type</dt><dd>${esc(s.statementType || "—")} (${esc(s.normalizedStatementType || "—")})</dd>
         <dt>Jurisdiction</dt><dd>${esc(s.jurisdiction)}</dd>
         <dt>Attribution</dt><dd>${esc(s.attributionStatement)}</dd>
-        <dt>License</dt><dd>${s.license ? `<a href="${esc(s.license)}">${esc(s.license)}</a>` : "—"}</dd>
+        <dt>License</dt><dd>${webUrl(s.license) ? `<a href="${esc(webUrl(s.license))}" rel="noopener">${esc(s.license)}</a>` : esc(s.license || "—")}</dd>
         <dt>Last changed</dt><dd id="last-changed">…</dd>
       </dl>
       <h2 id="prog-h">Learning progression</h2>
       ${before.length || after.length ? `<div class="graph">${progressionSvg(s, before, after)}</div>` : '<p class="muted">No progression links for this standard.</p>'}
       <h2>Children</h2>
-      ${kids.length ? `<ul class="plain fw-list">${kids.map((k) => `<li><span class="code">${esc(k.statementCode || "")}</span><a href="${link(`/standards/${k.caseIdentifierUUID}`)}">${statement(k.description)}</a></li>`).join("")}</ul>` : '<p class="muted">None.</p>'}
+      ${kids.length ? `<ul class="plain fw-list">${kids.map((k) => `<li><span class="code">${esc(k.statementCode || "")}</span><a href="${href(`/standards/${k.caseIdentifierUUID}`)}">${statement(k.description)}</a></li>`).join("")}</ul>` : '<p class="muted">None.</p>'}
       <h2>Learning components</h2>
       ${lcs.length ? `<ul>${lcs.map((c) => `<li>${statement(c.description)}</li>`).join("")}</ul>` : '<p class="muted">None in the data.</p>'}
       <h2>Crosswalks</h2>
       ${xw.length ? `<table><thead><tr><th scope="col">Standard</th><th scope="col">Jurisdiction</th><th scope="col">Jaccard</th><th scope="col">Learning components (state / CCSS / shared)</th></tr></thead><tbody>
-        ${xw.map((x) => `<tr><td><a href="${link(`/standards/${x.caseIdentifierUUID}`)}">${esc(x.statementCode || "standard")}</a></td><td>${esc(x.jurisdiction)}</td>
+        ${xw.map((x) => `<tr><td><a href="${href(`/standards/${x.caseIdentifierUUID}`)}">${esc(x.statementCode || "standard")}</a></td><td>${esc(x.jurisdiction)}</td>
         <td><span class="bar-wrap" aria-hidden="true"><span class="bar" style="width:${Math.round((x.jaccard || 0) * 100)}%"></span></span>${(x.jaccard ?? 0).toFixed(2)}</td>
         <td>${x.stateLCCount} / ${x.ccssLCCount} / ${x.sharedLCCount}</td></tr>`).join("")}</tbody></table>` : '<p class="muted">None.</p>'}
       <h2>Aligned lessons</h2>
@@ -319,7 +323,7 @@
         const page = await api("/changes", { from, to, identifier: record.identifier, limit: 1 });
         if (page.data.length) {
           const c = page.data[0];
-          box.innerHTML = `${esc(c.change === "added" ? "Added" : "Changed")} in release <a href="${link("/changes")}?${new URLSearchParams({ from, to })}">${esc(to)}</a>${c.changedProperties.length ? ` (${esc(c.changedProperties.join(", "))})` : ""}`;
+          box.innerHTML = `${esc(c.change === "added" ? "Added" : "Changed")} in release <a href="${href("/changes")}?${new URLSearchParams({ from, to })}">${esc(to)}</a>${c.changedProperties.length ? ` (${esc(c.changedProperties.join(", "))})` : ""}`;
           return;
         }
       } catch (err) {
@@ -403,7 +407,7 @@
       : c.label === "StandardsFramework" ? `/frameworks/${c.caseIdentifierUUID}`
       : c.label === "StandardsFrameworkItem" ? `/standards/${c.caseIdentifierUUID}` : null;
     const name = c.type === "node" ? (c.statementCode || c.identifier) : `${c.sourceIdentifier} → ${c.targetIdentifier}`;
-    const shown = page ? `<a href="${link(page)}?release=${encodeURIComponent(release)}">${esc(name)}</a>` : esc(name);
+    const shown = page ? `<a href="${href(page)}?release=${encodeURIComponent(release)}">${esc(name)}</a>` : esc(name);
     const what = c.changedProperties.length ? ` <span class="muted">${esc(c.changedProperties.join(", "))}</span>` : "";
     return el(`<li><span class="chip">${esc(c.change)}</span><span class="chip">${esc(c.label)}</span> ${shown}${what}</li>`);
   }
@@ -415,7 +419,7 @@
     route();
   };
   // What the views of other scripts (explore-align.js) are given.
-  const helpers = { api, post, all, esc, natural, link, say, statement, main, navigate, explain };
+  const helpers = { api, post, all, esc, natural, link, href, say, statement, main, navigate, explain };
 
   async function route() {
     routed += 1;

@@ -18,7 +18,10 @@ DOCUMENT_FIELDS = (
     "licenseURI", "notes", "extensions", "CFPackageURI",
 )  # fmt: skip
 _TERM = re.compile(r"^\s*([A-Za-z]+)\s*(!=|>=|<=|=|>|<|~)\s*'((?:[^']|'')*)'\s*$")
-_SPLIT = re.compile(r"\s+(AND|OR)\s+")
+# A term as it starts at a position (its quoted value may hold " AND " or " OR "), and
+# the join after it.
+_TERM_AT = re.compile(r"\s*[A-Za-z]+\s*(?:!=|>=|<=|=|>|<|~)\s*'(?:[^']|'')*'\s*")
+_JOIN_AT = re.compile(r"(AND|OR)\s+")
 MAX_FILTER = 1000
 
 Test = Callable[[dict[str, Any]], bool]
@@ -103,7 +106,7 @@ def parse_filter(text: str) -> Test:
     """A predicate over documents for a filter expression."""
     if len(text) > MAX_FILTER:
         raise CaseError(400, "invalid_selection_field", "the filter is too long")
-    parts = _SPLIT.split(text)
+    parts = _split(text)
     terms = [_term(p) for p in parts[0::2]]
     joins = parts[1::2]
     groups: list[list[Test]] = [[terms[0]]]
@@ -113,6 +116,25 @@ def parse_filter(text: str) -> Test:
         else:
             groups.append([term])
     return lambda d: any(all(t(d) for t in group) for group in groups)
+
+
+def _split(text: str) -> list[str]:
+    """Terms and the joins between them, in order; a quoted value is never split."""
+    parts: list[str] = []
+    pos = 0
+    while True:
+        term = _TERM_AT.match(text, pos)
+        if term is None:
+            return [*parts, text[pos:]]  # _term says what is wrong with it
+        parts.append(term.group(0))
+        pos = term.end()
+        if pos >= len(text):
+            return parts
+        join = _JOIN_AT.match(text, pos)
+        if join is None or not term.group(0)[-1:].isspace():
+            return [*parts[:-1], text[pos - len(term.group(0)) :]]
+        parts.append(join.group(1))
+        pos = join.end()
 
 
 def _term(text: str) -> Test:

@@ -33,22 +33,21 @@ class Call(Generic[P]):
     releases: Releases | None = None  # the server's kept releases (listDataVersions)
     changes: ChangeFeed | None = None  # the changes between them (listChanges)
 
-    def after(self) -> str | None:
-        """The identifier to continue after, from this request's cursor."""
-        return decode_cursor(
-            self.values.get("cursor"), self.info.content_id, self.query_key(), self.cursor_secret
-        )
+    def after(self, content: str | None = None) -> str | None:
+        """The identifier to continue after, from this request's cursor; `content` names
+        what the walk reads when it is not the served release (default: that release)."""
+        return decode_cursor(self.values.get("cursor"), content or self.info.content_id,
+                             self.query_key(), self.cursor_secret)  # fmt: skip
 
     def query_key(self) -> str:
         """The hash of this request's filters, which its cursors carry."""
         filters = {k: v for k, v in self.values.items() if k not in ("limit", "cursor")}
         return query_key(self.operation_id, filters)
 
-    def page(self, page: service.Page, key: bytes = b"data") -> bytes:
-        """The paged-list envelope around a page of records."""
-        return page_body(
-            page.rows, page.limit, self.info.content_id, self.query_key(), self.cursor_secret, key
-        )
+    def page(self, page: service.Page, key: bytes = b"data", content: str | None = None) -> bytes:
+        """The paged-list envelope around a page of records (`content` as for `after`)."""
+        return page_body(page.rows, page.limit, content or self.info.content_id,
+                         self.query_key(), self.cursor_secret, key)  # fmt: skip
 
 
 @dataclass(frozen=True)

@@ -82,8 +82,11 @@ def _changes(call: Call[ListChanges]) -> bytes:
     p = call.params
     assert call.changes is not None  # the app always passes its change feed
     where = ChangeFilter(p.type, p.label, p.change, p.identifier)
-    page = call.changes.page(p.from_, p.to, where, call.after(), p.limit, p.includeValues)
-    return call.page(page)
+    # A walk of the changes between two releases reads those two, whatever is current:
+    # its cursors outlive a load or a switch of the current release.
+    pair = call.changes.pair_content(p.from_, p.to)
+    page = call.changes.page(p.from_, p.to, where, call.after(pair), p.limit, p.includeValues)
+    return call.page(page, content=pair)
 
 
 def _summary(call: Call[ChangeSummary]) -> bytes:
