@@ -15,8 +15,11 @@ from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
+from edukg.adapters.config import Settings
+from edukg.app.core import EdukgApp
 from edukg.ingest.demo import demo_case_uuid, demo_node_id
 from tests.conftest import Api, error_of
+from tests.support import ServerThread
 
 pytestmark = pytest.mark.anyio
 TOOLS = {
@@ -252,3 +255,28 @@ async def test_unknown_arguments_are_named(demo: Api) -> None:
         assert "`colour` is not an argument" in message and "`code`" in message
         # The known ones still work as before.
         assert (await call(s, "find_standard_statement", code="3.NF"))["standards"]
+
+
+def test_a_browser_origin_must_be_allowed(demo: Api, demo_db: str) -> None:
+    hello = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
+    base = {"x-api-key": demo.key, "accept": "application/json, text/event-stream"}
+    url = f"{demo.server.url}/mcp"
+    for origin in ("http://evil.example.com", "https://evil.example.com:443", "null",
+                   "http://localhost.evil.example.com"):  # fmt: skip
+        refused = httpx.post(url, json=hello, headers={**base, "origin": origin,
+                                                      "host": "evil.example.com"})  # fmt: skip
+        error_of(refused, 403, "ForbiddenError")
+    for origin in ("http://localhost:5173", "http://127.0.0.1", "http://[::1]:8080"):
+        assert httpx.post(url, json=hello, headers={**base, "origin": origin}).status_code == 200
+    assert httpx.post(url, json=hello, headers=base).status_code == 200  # no Origin: a program
+    settings = Settings(db=demo_db, refresh=0, allowed_origins=("https://app.example.org",),
+                        public_url="https://kg.example.org")  # fmt: skip
+    server = ServerThread(EdukgApp(settings)).start()
+    try:
+        other = f"{server.url}/mcp"
+        for origin, status in (("https://app.example.org", 200), ("https://kg.example.org", 200),
+                               ("http://app.example.org", 403)):  # fmt: skip
+            answered = httpx.post(other, json=hello, headers={**base, "origin": origin})
+            assert answered.status_code == status, (origin, answered.text)
+    finally:
+        server.stop()

@@ -34,7 +34,7 @@ class Settings:
     Each field has a flag of `edukg serve` and an environment variable (which is how
     `serve` hands them to its worker processes): EDUKG_DB, EDUKG_BASE_PATH,
     EDUKG_READ_DB, EDUKG_REDIS, EDUKG_RATE, EDUKG_BURST, EDUKG_REFRESH, EDUKG_ACCESS_LOG, EDUKG_CACHE_MAX_AGE,
-    EDUKG_RESPONSE_CACHE_MB, EDUKG_PUBLIC_URL, EDUKG_CASE_PUBLIC.
+    EDUKG_RESPONSE_CACHE_MB, EDUKG_PUBLIC_URL, EDUKG_CASE_PUBLIC, EDUKG_ALLOWED_ORIGINS.
     """
 
     db: str = DEFAULT_DB
@@ -52,6 +52,8 @@ class Settings:
     io_threads: int = 4  # threads for requests that wait on PostgreSQL or Redis
     public_url: str = "http://127.0.0.1:8000"  # where clients reach this server (CASE URIs)
     case_public: bool = False  # the CASE paths readable without a key
+    # Browser origins /mcp answers besides loopback and the public URL's own (DNS rebinding)
+    allowed_origins: tuple[str, ...] = ()
 
     @classmethod
     def from_env(cls) -> Settings:
@@ -73,4 +75,9 @@ class Settings:
             io_threads=int(env.get("EDUKG_IO_THREADS", 4)),
             public_url=env.get("EDUKG_PUBLIC_URL", "http://127.0.0.1:8000").rstrip("/"),
             case_public=env.get("EDUKG_CASE_PUBLIC", "0") == "1",
+            allowed_origins=tuple(
+                o.strip().rstrip("/")
+                for o in env.get("EDUKG_ALLOWED_ORIGINS", "").split(",")
+                if o.strip()
+            ),
         )

@@ -102,12 +102,18 @@ class CaseEndpoint:
                                f"case:{version}:{request.collection}", values, b"")  # fmt: skip
             headers = [_JSON, (b"etag", tag), (b"x-data-version", info.data_version.encode()),
                        (b"cache-control", app.cache_control), _VARY]  # fmt: skip
+            # Only a 200 becomes a 304. A tag of this request was issued only on a 200 of
+            # it (an error of the same request errs every time), so a named tag needs no
+            # lookup; `*` names none, so the answer is found first.
             condition = caching.if_none_match(scope)
-            if condition is not None and caching.matches(condition, tag):
+            matched = condition is not None and caching.matches(condition, tag)
+            if matched and condition is not None and condition.strip() != b"*":
                 return 304, [], [h for h in headers if h[0] != b"content-type"]
             pool = app.work if request.collection in EXPENSIVE else app.io
             store = store_of(scope, app.store)
             pieces = await self._run(pool, lambda: answer(store, place, request))
+            if matched:
+                return 304, [], [h for h in headers if h[0] != b"content-type"]
             return 200, pieces, headers
         except CaseError:
             raise

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from typing import Any
+from urllib.parse import urlsplit
 
 from edukg.adapters.mcp import REQUEST_STORE
 from edukg.app.body import closes_connection, read_body
 from edukg.app.pinning import STORE_KEY
 from edukg.app.requests import MCP_COST, check_sizes, error_answer
 from edukg.app.workpool import RETRY_AFTER, Busy
-from edukg.model.errors import ApiError, MethodNotAllowedError
+from edukg.model.errors import ApiError, ForbiddenError, MethodNotAllowedError
 
 MCP_PATH = "/mcp"
 Scope = dict[str, Any]
@@ -81,6 +82,7 @@ class McpEndpoint:
                 f"{scope['method']} is not allowed at {MCP_PATH}: this stateless MCP "
                 "server takes JSON-RPC messages by POST only."
             )
+        _check_origin(scope, self.app.settings)
         access = self.app.access
         principal = access.authenticate(scope, bearer=True)
         access.confirm()
@@ -101,3 +103,32 @@ def _replay(body: bytes, receive: Any) -> Callable[[], Awaitable[dict[str, Any]]
         return message
 
     return replayed
+
+
+_LOOPBACK = frozenset(["localhost", "127.0.0.1", "[::1]"])
+
+
+def _check_origin(scope: Scope, settings: Any) -> None:
+    """A browser's Origin must be loopback, the public URL's own or an allowed one (the
+    MCP transport's defence against DNS rebinding); requests without one (programs, not
+    pages) pass."""
+    origin = next((v for k, v in scope["headers"] if k == b"origin"), None)
+    if origin is None:
+        return
+    text = origin.decode("latin-1").strip().rstrip("/").lower()
+    parsed = urlsplit(text)
+    host = parsed.hostname or ""
+    host = f"[{host}]" if ":" in host else host
+    allowed = {_origin_of(settings.public_url), *map(_origin_of, settings.allowed_origins)}
+    if parsed.scheme in ("http", "https") and (host in _LOOPBACK or _origin_of(text) in allowed):
+        return
+    raise ForbiddenError(
+        f"Origin {text[:100]!r} may not call {MCP_PATH}: browser pages are answered only from"
+        " loopback, the server's public URL or an origin allowed with --allowed-origin."
+    )
+
+
+def _origin_of(url: str) -> str:
+    """scheme://host[:port] of a URL, lower-cased."""
+    parts = urlsplit(url.strip().lower())
+    return f"{parts.scheme}://{parts.netloc}"

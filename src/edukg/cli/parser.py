@@ -248,6 +248,11 @@ def _server_options(cmd: argparse.ArgumentParser) -> argparse.ArgumentParser:
         help="the URL clients reach this server at, for CASE URIs (default http://HOST:PORT)",
     )  # fmt: skip
     cmd.add_argument(
+        "--allowed-origin", action="append", default=None, metavar="ORIGIN",
+        help="a browser origin (scheme://host[:port]) that may call /mcp, besides loopback"
+        " and the public URL's own; repeatable",
+    )  # fmt: skip
+    cmd.add_argument(
         "--case-public", action="store_true",
         help="serve the CASE paths (/ims/case/...) without a key, as most CASE providers do",
     )  # fmt: skip

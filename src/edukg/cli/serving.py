@@ -61,6 +61,8 @@ def _serve(args: argparse.Namespace, workers: int, sock: socket.socket | None = 
     # CASE URIs name this server as its clients reach it, never by a request's Host header.
     os.environ["EDUKG_PUBLIC_URL"] = args.public_url or f"http://{args.host}:{args.port}"
     os.environ["EDUKG_CASE_PUBLIC"] = "1" if args.case_public else "0"
+    if args.allowed_origin:
+        os.environ["EDUKG_ALLOWED_ORIGINS"] = ",".join(args.allowed_origin)
     server.run(
         server.config(
             "edukg.app.core:create_app",

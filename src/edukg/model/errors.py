@@ -34,6 +34,13 @@ class AuthenticationError(ApiError):
     error = "AuthenticationError"
 
 
+class ForbiddenError(ApiError):
+    """A browser origin this server does not answer (MCP's DNS-rebinding rule): 403."""
+
+    status = 403
+    error = "ForbiddenError"
+
+
 class NotFoundError(ApiError):
     """The path or the record does not exist: 404."""
 
