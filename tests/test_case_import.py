@@ -433,3 +433,42 @@ def test_a_package_by_url_with_the_export(
         load([str(SAMPLE), case_server + "/page"], fresh_db)
     with pytest.raises(LoadError, match=r"HTTP 404 \(CASE failure: unknown\)"):
         load([str(SAMPLE), case_server + "/ims/case/v1p0/CFPackages/missing"], fresh_db)
+
+
+def test_a_package_changes_its_own_framework_and_nothing_else(
+    tmp_path: Path, fresh_db: str, serve: Callable[[str], Api]
+) -> None:
+    load([str(SAMPLE)], fresh_db, "1.0.0")
+    api = serve(fresh_db)
+    common_core = api.ok("/academic-standards/search", query="unlike denominators",
+                         jurisdiction="Multi-State", limit=1)[0]  # fmt: skip
+    hijack = common_core["caseIdentifierUUID"]
+    own = _uuid(700)
+    hostile = package(
+        [
+            item(1, "AL.1", "An honest standard", identifier=own),
+            item(2, "HIJACK.1", "HIJACK a Common Core item", identifier=hijack),
+            item(3, "HIJACK.2", "HIJACK the document", identifier=DOC),
+            item(4, "HIJACK.3", "HIJACK a framework", identifier=CA_MATH),
+        ],
+        [
+            assoc(1, "isChildOf", own, DOC),
+            assoc(2, "isChildOf", hijack, DOC),
+            assoc(3, "isChildOf", hijack, own),
+        ],
+    )
+    summary = load([str(SAMPLE), str(write(tmp_path / "al.json", hostile))], fresh_db, "2.0.0")
+    problems = "\n".join(summary.case[0].problems)
+    for path in ("$.CFItems[1]", "$.CFItems[2]", "$.CFItems[3]", "$.CFAssociations[1]",
+                 "$.CFAssociations[2]"):  # fmt: skip
+        assert path in problems, problems
+    after = api.ok(f"/academic-standards/{hijack}")
+    assert after["description"] == common_core["description"]
+    assert "HIJACK" not in str(after) and after["jurisdiction"] == "Multi-State"
+    ancestors = api.ok(f"/academic-standards/{hijack}/ancestors")["data"]
+    assert DOC not in str(ancestors)
+    names = [f["name"] for f in api.ok("/standards-frameworks")["data"]]
+    assert "Alabama Course of Study: Mathematics" in names and len(names) == 3
+    assert [r["caseIdentifierUUID"] for r in _served_items(api, DOC)] == [own]
+    assert api.http.get(f"/ims/case/v1p1/CFPackages/{DOC}",
+                        headers={"x-api-key": api.key}).status_code == 200  # fmt: skip

@@ -120,7 +120,7 @@ class CaseImport:
 
     def __post_init__(self) -> None:
         for package in self.packages:
-            for obj in (package.document, *package.items):
+            for obj in (*package.items, package.document):  # the document's own id wins
                 self._ids[obj["identifier"]] = self._identifier_of(obj)
         # Mapped before any export line passes: which of those give way is known then.
         now = datetime.now(UTC)
@@ -162,15 +162,26 @@ class CaseImport:
         self.outcomes.append(outcome)
         records = [self._node(package.document, "StandardsFramework", framework)]
         previous = self._revised(package, outcome)
-        for item in package.items:
+        refused: set[str] = set()
+        for i, item in enumerate(package.items):
+            reason = self._foreign(item, package, previous)
+            if reason is not None:
+                outcome.problems.append(f"$.CFItems[{i}]: {reason}; the item was not loaded")
+                if item["identifier"] != package.document["identifier"]:  # ends there: the doc
+                    refused.add(item["identifier"])
+                continue
             props = item_properties(item, framework)
             records.append(self._node(item, "StandardsFrameworkItem", props))
             if item["identifier"] in self.export.by_case:
                 outcome.changed += self._differs(item["identifier"], props)
             else:
                 outcome.added += 1
-        outcome.removed = len(previous - {self._ids[i["identifier"]] for i in package.items})
+        kept = {self._ids[i["identifier"]] for i in package.items if i["identifier"] not in refused}
+        outcome.removed = len(previous - kept)
         for i, assoc in enumerate(package.associations):
+            if _ends(assoc) & refused:
+                outcome.problems.append(f"$.CFAssociations[{i}]: an end is a refused item")
+                continue
             source = self._endpoint(assoc.get("originNodeURI"))
             target = self._endpoint(assoc.get("destinationNodeURI"))
             if source is None or target is None:
@@ -179,6 +190,19 @@ class CaseImport:
             records.append(association_relationship(assoc, source, target))
             outcome.associations += 1
         return [orjson.dumps(r) for r in records]
+
+    def _foreign(self, item: dict[str, Any], package: Package, own: set[str]) -> str | None:
+        """Why an item may not be loaded, or None: its identifier is the package's own
+        document's, or names a framework or another framework's item already loaded (a
+        package changes its own framework and nothing else)."""
+        case_id = item["identifier"]
+        if case_id == package.document["identifier"]:
+            return f"its identifier {case_id} is the package's own CFDocument's"
+        known = self.export.by_case.get(case_id)
+        if known is None or known.identifier in own:
+            return None
+        what = "a framework" if known.label == "StandardsFramework" else "another framework's item"
+        return f"its identifier {case_id} belongs to {what} already loaded"
 
     def _revised(self, package: Package, outcome: PackageOutcome) -> set[str]:
         """The export items of the framework this package revises (none if it is new)."""
@@ -226,3 +250,9 @@ class CaseImport:
                 ):
                     continue
             yield number, line
+
+
+def _ends(assoc: dict[str, Any]) -> set[str]:
+    """The CASE identifiers an association names at its two ends."""
+    ends = (assoc.get("originNodeURI"), assoc.get("destinationNodeURI"))
+    return {str(e.get("identifier") or "").lower() for e in ends if isinstance(e, dict)}
