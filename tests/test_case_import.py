@@ -472,3 +472,21 @@ def test_a_package_changes_its_own_framework_and_nothing_else(
     assert [r["caseIdentifierUUID"] for r in _served_items(api, DOC)] == [own]
     assert api.http.get(f"/ims/case/v1p1/CFPackages/{DOC}",
                         headers={"x-api-key": api.key}).status_code == 200  # fmt: skip
+
+
+def test_items_no_association_places_are_reported(tmp_path: Path, fresh_db: str) -> None:
+    placed, orphan = _uuid(801), _uuid(802)
+    body = package(
+        [
+            item(1, "AL.1", "Placed", identifier=placed),
+            item(2, "AL.2", "Orphan", identifier=orphan),
+        ],
+        [assoc(1, "isChildOf", placed, DOC), assoc(2, "precedes", placed, orphan)],
+    )
+    summary = load([str(write(tmp_path / "al.json", body))], fresh_db, "1.0.0")
+    problems = summary.case[0].problems
+    assert [p for p in problems if "isChildOf" in p] == [
+        "$.CFItems[1]: no isChildOf association places it in the framework; it is loaded,"
+        " but neither the framework's listing nor its CFPackage shows it"
+    ]
+    assert summary.case[0].added == 2

@@ -176,6 +176,7 @@ class CaseImport:
                 outcome.changed += self._differs(item["identifier"], props)
             else:
                 outcome.added += 1
+        _report_unplaced(package, refused, outcome)
         kept = {self._ids[i["identifier"]] for i in package.items if i["identifier"] not in refused}
         outcome.removed = len(previous - kept)
         for i, assoc in enumerate(package.associations):
@@ -256,3 +257,31 @@ def _ends(assoc: dict[str, Any]) -> set[str]:
     """The CASE identifiers an association names at its two ends."""
     ends = (assoc.get("originNodeURI"), assoc.get("destinationNodeURI"))
     return {str(e.get("identifier") or "").lower() for e in ends if isinstance(e, dict)}
+
+
+_UNPLACED_SHOWN = 20
+
+
+def _report_unplaced(package: Package, refused: set[str], outcome: PackageOutcome) -> None:
+    """Report the items no isChildOf association places in the framework: they load, and
+    are found by identifier and search, but no listing of the framework or its CFPackage
+    reaches them."""
+    placed = {
+        str(a["originNodeURI"].get("identifier") or "").lower()
+        for a in package.associations
+        if a.get("associationType") == "isChildOf" and isinstance(a.get("originNodeURI"), dict)
+    }
+    unplaced = [
+        i for i, item in enumerate(package.items)
+        if item["identifier"] not in placed and item["identifier"] not in refused
+        and item["identifier"] != package.document["identifier"]
+    ]  # fmt: skip
+    for i in unplaced[:_UNPLACED_SHOWN]:
+        outcome.problems.append(
+            f"$.CFItems[{i}]: no isChildOf association places it in the framework; it is"
+            " loaded, but neither the framework's listing nor its CFPackage shows it"
+        )
+    if len(unplaced) > _UNPLACED_SHOWN:
+        outcome.problems.append(
+            f"{len(unplaced) - _UNPLACED_SHOWN} more items without an isChildOf association"
+        )
