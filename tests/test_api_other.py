@@ -155,3 +155,26 @@ def test_health_tells_internals_only_to_a_valid_key(demo: Api) -> None:
     details = keyed["details"]
     assert {"rateLimiter", "responseCache", "search", "rateLimit"} <= set(details)
     assert details["rateLimit"]["limited"] is False  # the test key was made with --rate 0
+
+
+def test_the_root_points_to_the_api_docs_and_explorer(demo: Api) -> None:
+    index = demo.http.get("/")
+    assert index.status_code == 200
+    body = index.json()
+    assert body["docs"] == "/docs" and body["openapi"] == "/openapi.json"
+    assert body["explorer"] == "/explore" and body["api"] == "/knowledge-graph/v0"
+    for path in (body["docs"], body["openapi"], body["explorer"]):
+        assert demo.http.get(path).status_code == 200, path
+
+
+def test_a_bearer_key_works_on_every_entrance(demo: Api) -> None:
+    bearer = {"authorization": f"Bearer {demo.key}"}
+    assert (
+        demo.http.get("/knowledge-graph/v0/standards-frameworks", headers=bearer).status_code == 200
+    )
+    assert demo.http.get("/ims/case/v1p1/CFDocuments", headers=bearer).status_code == 200
+    missing = demo.http.get("/knowledge-graph/v0/standards-frameworks")
+    assert "Authorization: Bearer" in missing.json()["message"]
+    wrong = demo.http.get("/knowledge-graph/v0/standards-frameworks",
+                          headers={"authorization": "Bearer ekg_wrong"})  # fmt: skip
+    assert wrong.status_code == 401

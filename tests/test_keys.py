@@ -8,6 +8,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+import orjson
 import pytest
 
 from edukg.cli import build_demo
@@ -155,3 +156,14 @@ def test_a_known_wrong_key_costs_no_query(tmp_path: Path) -> None:
         assert store.verify("ekg_wrong") is None
     assert [q for q in queries if "api_keys" in q] == []
     store.close()
+
+
+def test_keys_list_shows_each_keys_rate_limit(tmp_path: Path) -> None:
+    db = str(tmp_path / "k.db")
+    for args in (("own", "--rate", "3", "--burst", "9"), ("default",), ("free", "--rate", "0")):
+        assert edukg("keys", "create", *args, "--db", db).returncode == 0
+    table = edukg("keys", "list", "--db", db).stdout
+    assert "3/s, burst 9" in table and "server default" in table and "unlimited" in table
+    listed = [orjson.loads(x) for x in edukg("keys", "list", "--json", "--db", db).stdout.split()]
+    assert [(k["name"], k["rate"], k["burst"]) for k in listed] == [
+        ("own", 3.0, 9), ("default", None, None), ("free", 0.0, None)]  # fmt: skip

@@ -22,20 +22,23 @@ class Access:
         self.limiter = limiter
         self.settings = settings
 
-    def authenticate(self, scope: Scope, bearer: bool = False) -> Principal:
+    def authenticate(self, scope: Scope) -> Principal:
+        """The key's holder: from `X-API-Key`, or `Authorization: Bearer` (every entrance
+        takes both); AuthenticationError otherwise."""
         key = None
         for name, value in scope["headers"]:
             if name == b"x-api-key":
                 key = value.decode("latin-1")
                 break
-            if bearer and name == b"authorization":
+            if name == b"authorization":
                 scheme, _, token = value.decode("latin-1").partition(" ")
                 if scheme.lower() == "bearer" and token.strip():
                     key = token.strip()
                     break
         if not key:
-            where = "x-api-key header (or Authorization: Bearer)" if bearer else "x-api-key header"
-            raise AuthenticationError(f"Missing API key: send it in the {where}.")
+            raise AuthenticationError(
+                "Missing API key: send it in the x-api-key header (or Authorization: Bearer)."
+            )
         if key != key.strip():
             raise AuthenticationError(
                 "The API key has spaces or other whitespace around it; send the key alone."
@@ -68,7 +71,7 @@ class Access:
     def known_key(self, scope: Scope) -> Principal | None:
         """The key's holder when a valid key came with the request, else None (no error)."""
         try:
-            principal = self.authenticate(scope, bearer=True)
+            principal = self.authenticate(scope)
             self.confirm()
         except (AuthenticationError, StoreUnavailable):
             return None

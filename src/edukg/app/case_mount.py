@@ -137,7 +137,7 @@ class CaseEndpoint:
         """The key (unless the CASE paths are public) and its rate limit; the data's info."""
         access = self.app.access
         if not self.app.settings.case_public:
-            principal = access.authenticate(scope, bearer=True)
+            principal = access.authenticate(scope)
             who.append(principal.name)
             access.limit(principal, extra, cost)
             access.confirm()

@@ -264,6 +264,7 @@ class EdukgApp:
         router.fixed("/readyz", self._ready, READY_PATH)
         router.fixed("/healthz", self._health, HEALTH_PATH)
         router.fixed("/openapi.json", lambda _scope: (200, self._openapi_bytes, [_JSON]))
+        router.fixed("/", self._index)
         router.fixed("/docs", docs_page)
         router.fixed("/docs/", docs_page)
         router.prefix(EXPLORER_PATH, lambda scope: self.explorer.respond(scope["path"]))
@@ -405,6 +406,14 @@ class EdukgApp:
     def _cursor_secret(self) -> bytes:
         """From the key store's secret, so every node signs alike (and a new store, new)."""
         return self.keys.derived_secret(b"cursor")
+
+    def _index(self, _scope: Scope) -> tuple[int, bytes, Headers]:
+        """What a visitor to / is looking for: where the API, its docs and the explorer are."""
+        body = orjson.dumps({
+            "name": "edukg", "api": self.router.base_path, "docs": "/docs",
+            "openapi": "/openapi.json", "explorer": EXPLORER_PATH, "health": "/healthz",
+        })  # fmt: skip
+        return 200, body, [_JSON]
 
     def _health(self, scope: Scope) -> tuple[int, bytes, Headers]:
         """Liveness for anyone; the details (limits, cache, search) for a valid key only."""

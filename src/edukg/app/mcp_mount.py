@@ -84,7 +84,7 @@ class McpEndpoint:
             )
         _check_origin(scope, self.app.settings)
         access = self.app.access
-        principal = access.authenticate(scope, bearer=True)
+        principal = access.authenticate(scope)
         access.confirm()
         who.append(principal.name)
         access.limit(principal, extra, MCP_COST)

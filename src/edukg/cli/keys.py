@@ -78,14 +78,27 @@ def _list_keys(infos: list[KeyInfo], as_json: bool) -> None:
                         "createdAt": info.created_at,
                         "last4": info.last4,
                         "revokedAt": info.revoked_at,
+                        "rate": info.rate,
+                        "burst": info.burst,
                     }
                 ).decode()
             )
         return
     table = Table()
     table.add_column("name", no_wrap=True, overflow="ignore")
-    for column in ("created", "key ends with", "revoked"):
+    for column in ("created", "key ends with", "rate limit", "revoked"):
         table.add_column(column, no_wrap=True)
     for info in infos:
-        table.add_row(info.name, info.created_at, f"…{info.last4}", info.revoked_at or "")
+        table.add_row(info.name, info.created_at, f"…{info.last4}", _limit(info),
+                      info.revoked_at or "")  # fmt: skip
     Console(highlight=False, width=max(200, console.width)).print(table)
+
+
+def _limit(info: KeyInfo) -> str:
+    """The key's own rate limit in words, or that it has the server's default."""
+    if info.rate is None:
+        return "server default"
+    if info.rate == 0:
+        return "unlimited"
+    burst = f", burst {info.burst}" if info.burst is not None else ""
+    return f"{info.rate:g}/s{burst}"

@@ -285,6 +285,8 @@ class KeyInfo:
     created_at: str
     last4: str
     revoked_at: str | None
+    rate: float | None = None  # its own limit (requests per second; 0: none); None: default
+    burst: int | None = None
 
 
 class KeyStore(Protocol):

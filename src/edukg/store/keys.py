@@ -117,7 +117,7 @@ class KeyStoreBase(ABC):
     def list(self) -> list[KeyInfo]:
         """All keys, oldest first."""
         rows = self._all(
-            f"SELECT name, created_at, last4, revoked_at FROM {self.keys_table}"
+            f"SELECT name, created_at, last4, revoked_at, rate, burst FROM {self.keys_table}"
             " ORDER BY created_at, digest",
             (),
         )
