@@ -9,7 +9,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import partial
 from pathlib import Path
 
@@ -215,3 +215,18 @@ def test_a_release_name_that_is_a_path_is_a_usage_error(tmp_path: Path, command:
         assert done.returncode == 2, (name, done.stderr)
         assert "not a data version" in done.stderr and "Traceback" not in done.stderr
     assert outside.read_text() == "keep me"
+
+
+def test_serve_refuses_a_database_that_is_not_there(
+    tmp_path: Path, postgres: Callable[[str], str]
+) -> None:
+    missing_pg = postgres("present").rsplit("/", 1)[0] + "/edukg_no_such_database"
+    for db, said in ((str(tmp_path / "nope.db"), "no database at"),
+                     (missing_pg, "does not exist: create it first")):  # fmt: skip
+        done = subprocess.run([*EDUKG, "serve", "--db", db, "--port", str(free_port())],
+                              capture_output=True, text=True, timeout=60, check=False)  # fmt: skip
+        assert done.returncode == 1, done.stderr
+        assert (
+            said in done.stderr and "edukg load" in done.stderr and "Traceback" not in done.stderr
+        )
+    assert not (tmp_path / "nope.db").exists()

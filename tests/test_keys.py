@@ -25,6 +25,9 @@ def edukg(*args: str) -> subprocess.CompletedProcess[str]:
 
 def test_cli_create_prints_the_key_alone_on_the_last_line(fresh_db: str) -> None:
     db = fresh_db
+    made = open_key_store(db)  # a key store: keys are not made for a path that holds none
+    made.list()
+    made.close()
     created = edukg("keys", "create", "alice", "--db", db)
     assert created.returncode == 0, created.stderr
     key = created.stdout.splitlines()[-1]
@@ -71,6 +74,7 @@ def test_bad_key_names(tmp_path: Path, name: str) -> None:
 
 def test_the_key_file_is_readable_by_its_owner_alone(tmp_path: Path) -> None:
     db = str(tmp_path / "k.db")
+    sqlite3.connect(db).close()  # the data file: keys are made beside one
     made = edukg("keys", "create", "dora", "--db", db)
     assert made.returncode == 0, made.stderr
     for path in tmp_path.iterdir():
@@ -160,10 +164,17 @@ def test_a_known_wrong_key_costs_no_query(tmp_path: Path) -> None:
 
 def test_keys_list_shows_each_keys_rate_limit(tmp_path: Path) -> None:
     db = str(tmp_path / "k.db")
+    sqlite3.connect(db).close()  # the data file: keys are made beside one
     for args in (("own", "--rate", "3", "--burst", "9"), ("default",), ("free", "--rate", "0")):
         assert edukg("keys", "create", *args, "--db", db).returncode == 0
     table = edukg("keys", "list", "--db", db).stdout
     assert "3/s, burst 9" in table and "server default" in table and "unlimited" in table
     listed = [orjson.loads(x) for x in edukg("keys", "list", "--json", "--db", db).stdout.split()]
-    assert [(k["name"], k["rate"], k["burst"]) for k in listed] == [
-        ("own", 3.0, 9), ("default", None, None), ("free", 0.0, None)]  # fmt: skip
+    assert {(k["name"], k["rate"], k["burst"]) for k in listed} == {
+        ("own", 3.0, 9), ("default", None, None), ("free", 0.0, None)}  # fmt: skip
+
+
+def test_keys_are_not_made_for_a_path_that_holds_nothing(tmp_path: Path) -> None:
+    done = edukg("keys", "create", "x", "--db", str(tmp_path / "nope.db"))
+    assert done.returncode == 2 and "no database at" in done.stderr + done.stdout
+    assert list(tmp_path.iterdir()) == []  # no key file was made

@@ -6,6 +6,7 @@ import os
 import shlex
 import shutil
 import socket
+import sqlite3
 import subprocess
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -73,17 +74,19 @@ def test_quickstart_on_a_busy_port_makes_no_key_and_says_which_port(tmp_path: Pa
 
 def test_keys_list_shows_whole_names_and_json(tmp_path: Path) -> None:
     db = str(tmp_path / "k.db")
+    sqlite3.connect(db).close()  # keys are made beside a database
     name = "quickstart-20261126064522-a-rather-long-name-for-a-key"
     assert edukg("keys", "create", name, "--db", db).returncode == 0
     table = edukg("keys", "list", "--db", db, env={"COLUMNS": "80"})
     assert name in table.stdout
     rows = [orjson.loads(x) for x in edukg("keys", "list", "--json", "--db", db).stdout.split()]
     assert [r["name"] for r in rows] == [name]
-    assert set(rows[0]) == {"name", "createdAt", "last4", "revokedAt"}
+    assert set(rows[0]) == {"name", "createdAt", "last4", "revokedAt", "rate", "burst"}
 
 
 def test_db_before_or_after_the_command_and_no_files_made_for_a_typo(tmp_path: Path) -> None:
     db = str(tmp_path / "real.db")
+    sqlite3.connect(db).close()  # keys are made beside a database
     assert edukg("keys", "create", "one", "--db", db).returncode == 0
     before = edukg("--db", db, "keys", "list", "--json")
     assert before.returncode == 0 and '"one"' in before.stdout
@@ -217,6 +220,7 @@ def _fill(directory: Path) -> None:
 
 def test_key_commands_on_a_full_disk_say_what_was_not_done(full_disk: Path) -> None:
     db = str(full_disk / "edukg.db")
+    sqlite3.connect(db).close()  # keys are made beside a database
     key = edukg("keys", "create", "kept", "--db", db).stdout.splitlines()[-1]
     _fill(full_disk)
     made = edukg("keys", "create", "another-key-" + "x" * 40, "--db", db)

@@ -30,6 +30,8 @@ from edukg.ingest.demo_graph import DEMO_VERSION
 from edukg.ingest.errors import LoadError
 from edukg.store import (
     database_errors,
+    is_postgres,
+    missing_database,
     open_store,
 )
 from edukg.store.base import DATA_VERSION
@@ -91,6 +93,10 @@ def cmd_load(args: argparse.Namespace) -> int:
             f"--data-version {args.data_version!r} is not a version: use 1-64 letters, digits,"
             " '.', '_' or '-', starting with a letter or digit (e.g. 1.11.0); nothing was loaded"
         )
+        return EXIT_USAGE
+    missing = missing_database(args.db) if is_postgres(args.db) else None
+    if missing is not None:  # a SQLite file is made by the load; a database is not
+        say(f"{missing}; nothing was loaded")
         return EXIT_USAGE
     bar, advance = progress_bar()
     try:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 import orjson
 from rich.console import Console
@@ -20,6 +21,7 @@ from edukg.store import (
     KeyStore,
     database_errors,
     is_postgres,
+    missing_database,
     open_key_store,
 )
 from edukg.store.base import StoreUnavailable
@@ -28,6 +30,17 @@ from edukg.store.keys import KeyNameError, keys_path_for
 
 def cmd_keys(args: argparse.Namespace) -> int:
     creating = args.keys_command == "create"
+    missing = missing_database(args.db) if is_postgres(args.db) else None
+    if missing is not None:
+        say(f"{missing}; nothing was changed")
+        return EXIT_USAGE
+    unused = not keys_path_for(args.db).is_file() and not Path(args.db).is_file()
+    if creating and not is_postgres(args.db) and unused:
+        say(
+            f"there is no database at {args.db} and no key file beside it: check --db or"
+            " $EDUKG_DB (load data first: edukg load EXPORT --db ...); no key was created"
+        )
+        return EXIT_USAGE
     if not creating and not is_postgres(args.db) and not keys_path_for(args.db).is_file():
         say(
             f"no key file for {args.db} ({keys_path_for(args.db)} does not exist): "

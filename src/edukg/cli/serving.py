@@ -14,6 +14,7 @@ from edukg.adapters.config import (
 )
 from edukg.cli.data import build_demo, index_step
 from edukg.cli.output import (
+    EXIT_FAILED,
     EXIT_NO_SERVER,
     EXIT_OK,
     say,
@@ -21,6 +22,7 @@ from edukg.cli.output import (
 )
 from edukg.store import (
     is_postgres,
+    missing_database,
     open_key_store,
     open_store,
 )
@@ -107,6 +109,12 @@ _LOG_CONFIG: dict[str, object] = {
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
+    # A mistyped --db would otherwise start a server that answers 503 to everything.
+    missing = missing_database(args.db)
+    if missing is not None:
+        say(f"{missing}; nothing was started. Load data into it first (edukg load EXPORT"
+            f" --db {args.db}), or try `edukg quickstart` for the demo")  # fmt: skip
+        return EXIT_FAILED
     return _serve(args, args.workers)
 
 

@@ -7,6 +7,7 @@ code without import cycles, and PostgreSQL's driver loads only when used.
 from __future__ import annotations
 
 import sqlite3
+from pathlib import Path
 
 from edukg.store.base import (
     ChangeFilter,
@@ -54,6 +55,29 @@ def database_errors(*others: type[Exception]) -> tuple[type[Exception], ...]:
 def is_postgres(db: str) -> bool:
     """Whether a `--db` value names a PostgreSQL database rather than a SQLite file."""
     return db.startswith(("postgresql://", "postgres://"))
+
+
+def missing_database(db: str) -> str | None:
+    """Why `db` names no database, in one line (a SQLite file that is not there, or a
+    PostgreSQL database the server says does not exist); None when it exists or cannot be
+    told now (an unreachable server: the caller's own errors say so)."""
+    if not is_postgres(db):
+        if Path(db).is_file():
+            return None
+        return f"there is no database at {db}"
+    require_postgres()
+    import psycopg  # noqa: PLC0415
+
+    try:
+        psycopg.connect(db, connect_timeout=3).close()
+    except psycopg.OperationalError as exc:
+        if "does not exist" in str(exc):
+            name = db.rsplit("/", 1)[-1].split("?", 1)[0]
+            return (
+                f"the PostgreSQL database {name!r} does not exist: create it first"
+                f" (createdb {name}, or CREATE DATABASE {name})"
+            )
+    return None
 
 
 def open_store(db: str, refresh: float = 1.0) -> Store:
