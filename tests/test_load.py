@@ -84,13 +84,14 @@ def test_directory_files_and_gzip_load_alike(tmp_path: Path, demo_export: Path) 
     assert by_dir.relationship_counts == by_gz.relationship_counts
     assert by_dir.content_id == by_gz.content_id
     assert by_dir.data_version == "1.0.0"
-    assert by_files.data_version == "unknown"
+    assert by_files.data_version.endswith("-" + by_files.content_id[:12])  # named by content
+    assert by_files.named_by_content and not by_dir.named_by_content
 
 
 def test_version_from_path_or_url() -> None:
     assert guess_version(["/data/kg/v1.11.0/"]) == "1.11.0"
     assert guess_version(["https://example.org/exports/v1.6.0/nodes.jsonl.gz"]) == "1.6.0"
-    assert guess_version(["/data/latest"]) == "unknown"
+    assert guess_version(["/data/latest"]) is None
 
 
 def test_unknown_labels_kept_dangling_and_duplicates_reported(tmp_path: Path) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import shutil
 import socket
@@ -102,7 +103,19 @@ def test_an_unknown_data_version_is_named_and_a_bad_one_refused(
 ) -> None:
     export = write_export(tmp_path / "latest", list(demo_lines()))
     done = edukg("load", str(export), "--db", fresh_db, "--no-index")
-    assert done.returncode == 0 and "--data-version" in done.stderr and "unknown" in done.stderr
+    assert done.returncode == 0 and "--data-version" in done.stderr
+    store = open_store(fresh_db)
+    first = store.info()
+    store.close()
+    assert first is not None and f"named {first.data_version} " in done.stderr
+    assert re.fullmatch(r"\d{8}-" + first.content_id[:12], first.data_version)
+    # Another unnamed load of other data never takes its name.
+    other = write_export(tmp_path / "latest2", list(demo_lines())[:-1])
+    assert edukg("load", str(other), "--db", fresh_db, "--no-index").returncode == 0
+    store = open_store(fresh_db)
+    second = store.info()
+    store.close()
+    assert second is not None and second.data_version != first.data_version
     before = served_state(fresh_db)
     bad = edukg("load", str(export), "--db", fresh_db, "--data-version", "1.0\r\nX: y")
     assert bad.returncode == 2 and "not a version" in bad.stderr

@@ -113,11 +113,12 @@ def cmd_load(args: argparse.Namespace) -> int:
         say("The data being served is unchanged.")
         return EXIT_FAILED
     print_summary(summary)
-    if summary.data_version == "unknown":
+    if summary.named_by_content:
         say(
-            "note: the data version is unknown (no vX.Y.Z segment in the source's path);"
-            " responses carry X-Data-Version: unknown. Name it with --data-version,"
-            " e.g. --data-version 1.11.0"
+            "note: no version was given and the source's path names none (no vX.Y.Z"
+            f" segment): this release is named {summary.data_version} (the day and its"
+            " content id; responses carry it in X-Data-Version). Name a release with"
+            " --data-version, e.g. --data-version 1.11.0"
         )
     if args.no_index:
         return EXIT_OK

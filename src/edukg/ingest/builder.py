@@ -13,6 +13,7 @@ import tempfile
 import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -69,6 +70,7 @@ class LoadSummary:
     releases: list[Release] = field(default_factory=list)  # kept after the load, with sizes
     changes: ChangeOutcome | str | None = None  # from the previous current, or why not
     dropped: list[str] = field(default_factory=list)  # releases `keep` dropped
+    named_by_content: bool = False  # no version given or found: named by unnamed_version
 
 
 def _need_str(record: dict[str, Any], key: str, where: str) -> str:
@@ -174,12 +176,13 @@ def _take_line(batches: _Batches, line: bytes, where: str, summary: LoadSummary)
 def build(
     streams: Iterable[NamedLines],
     db: str,
-    data_version: str,
+    data_version: str | None,
     label_lines: str = "",
     relationships_named: bool = True,
     keep: int | None = None,
 ) -> LoadSummary:
-    """Load the given lines into `db` as release `data_version` and make it current.
+    """Load the given lines into `db` as release `data_version` (None: named by its date
+    and content, unnamed_version) and make it current.
 
     `relationships_named`: whether a relationships file was among the sources; without
     one, a load that read no relationship is refused (a nodes file loaded alone).
@@ -187,7 +190,7 @@ def build(
     """
     _check_arguments(data_version, keep)
     started = time.monotonic()
-    summary = LoadSummary(data_version=data_version, content_id="")
+    summary = LoadSummary(data_version=data_version or "", content_id="")
     previous = current_release(db)
     try:
         loader = open_loader(db)
@@ -217,6 +220,9 @@ def build(
         batches.flush()
         _refuse_half_export(summary, label_lines, relationships_named)
         summary.content_id = hashlib.sha256(nodes.digest() + relationships.digest()).hexdigest()
+        if not data_version:
+            data_version = summary.data_version = unnamed_version(summary.content_id)
+            summary.named_by_content = True
         counts = loader.finish(
             {
                 "data_version": data_version,
@@ -249,10 +255,17 @@ def build(
     return summary
 
 
-def _check_arguments(data_version: str, keep: int | None) -> None:
+def unnamed_version(content_id: str) -> str:
+    """The name of a release its source did not name: the day and the start of its
+    content id (`20261126-0a0aa20db56c`), so that two such loads never take each other's
+    name, and the same data loaded again the same day is recognisably the same."""
+    return f"{datetime.now(UTC):%Y%m%d}-{content_id[:12]}"
+
+
+def _check_arguments(data_version: str | None, keep: int | None) -> None:
     if keep is not None and keep < 1:
         raise LoadError(f"--keep {keep}: keep at least the release being loaded (1 or more)")
-    if not DATA_VERSION.fullmatch(data_version):
+    if data_version is not None and not DATA_VERSION.fullmatch(data_version):
         raise LoadError(
             f"data version {data_version!r} is not a version: 1-64 letters, digits, '.', '_'"
             " or '-', starting with a letter or digit (e.g. 1.11.0); nothing was changed"

@@ -33,13 +33,14 @@ class Source:
     path: Path
 
 
-def guess_version(sources: list[str]) -> str:
-    """`1.11.0` from a `v1.11.0` segment of any source path or URL, else `unknown`."""
+def guess_version(sources: list[str]) -> str | None:
+    """`1.11.0` from a `v1.11.0` segment of any source path or URL, else None (the load
+    then names the release by its date and content: see builder.unnamed_version)."""
     for source in sources:
         match = _VERSION.search(source)
         if match:
             return match.group(1)
-    return "unknown"
+    return None
 
 
 def _is_url(source: str) -> bool:
