@@ -15,6 +15,7 @@ import orjson
 import pytest
 
 from edukg.cli import build_demo
+from edukg.cli.output import size_text
 from edukg.ingest.builder import load
 from edukg.ingest.demo import demo_case_uuid, demo_lines
 from edukg.ingest.index import index
@@ -456,3 +457,25 @@ def test_without_a_key_no_release_is_looked_up_or_named(two: tuple[Api, Edits, s
     # With a valid key the unknown release is a 404 that lists the kept ones, as before.
     missing = api.http.get(path, headers={"x-api-key": api.key, "x-data-version": "9.9.9"})
     assert missing.status_code == 404 and OLD in missing.text
+
+
+def test_sizes_count_shared_files_once(tmp_path: Path) -> None:
+    db = str(tmp_path / "s.db")
+    export = write_export(tmp_path / "x", list(demo_lines()))
+    for version in ("1.0.0", "1.0.1"):  # the same content twice: one lines file for both
+        load([str(export)], db, version)
+    on_disk = sum(p.stat().st_size for p in tmp_path.glob("s.db*")
+                  if p.suffix in (".lines", ".vectors") or ".release-" in p.name)  # fmt: skip
+    listed = [
+        orjson.loads(x) for x in _cli("releases", "list", "--json", "--db", db).stdout.split()
+    ]
+    assert abs(sum(r["sizeBytes"] for r in listed) - on_disk) <= 2
+    table = _cli("releases", "list", "--db", db).stdout
+    assert "2 releases" in table
+    lines_file = next(tmp_path.glob("s.db.*.lines"))
+    release_file = next(tmp_path.glob("s.db.release-1.0.0"))
+    own = release_file.stat().st_size
+    dropped = _cli("releases", "drop", "1.0.0", "--db", db)
+    assert dropped.returncode == 0 and lines_file.exists()  # the other release reads it
+    assert size_text(own) in dropped.stderr + dropped.stdout, dropped.stderr
+    assert "1 release," in _cli("releases", "list", "--db", db).stdout

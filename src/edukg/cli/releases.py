@@ -53,4 +53,5 @@ def _print(found: list[Release], as_json: bool) -> None:
                       f"{sum(r.counts.values()):,}", size_text(r.size_bytes),
                       "yes" if r.current else "")  # fmt: skip
     console.print(table)
-    console.print(f"{len(found)} releases, {size_text(sum(r.size_bytes for r in found))} in all")
+    count = f"{len(found)} release{'' if len(found) == 1 else 's'}"
+    console.print(f"{count}, {size_text(sum(r.size_bytes for r in found))} in all")

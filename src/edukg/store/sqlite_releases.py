@@ -19,6 +19,7 @@ import os
 import secrets
 import sqlite3
 import threading
+from dataclasses import replace
 from pathlib import Path
 from urllib.parse import quote
 
@@ -167,8 +168,12 @@ class SqliteReleases:
                     loaded_at=meta["loaded_at"],
                     counts=orjson.loads(meta.get("counts", "{}")),
                     current=st.st_ino == current,
-                    size_bytes=self._size(st.st_size, meta) if sizes else 0,
+                    size_bytes=st.st_size,
                 )))  # fmt: skip
+        if sizes:
+            found = _with_shares(self._db, found)
+        else:
+            found = [(t, replace(r, size_bytes=0)) for t, r in found]
         # By load time, to the second; within one second, by when the file was written.
         return [r for _, r in sorted(found, key=lambda x: (x[1].loaded_at, x[0]))]
 
@@ -180,11 +185,6 @@ class SqliteReleases:
                 return None
             self._metas[stamp] = meta
         return meta
-
-    def _size(self, file_bytes: int, meta: dict[str, str]) -> int:
-        beside = [self._db.with_name(meta.get("lines", "")),
-                  vectors_path(self._db, meta["content_id"])]  # fmt: skip
-        return file_bytes + sum(p.stat().st_size for p in beside if p.is_file())
 
     def store(self, version: str) -> SqliteStore | None:
         """The store of release `version`, or None when it is not kept (a store opened
@@ -230,16 +230,48 @@ class SqliteReleases:
                 f"release {version!r} is the current one: make another current first"
                 " (edukg releases use VERSION)"
             )
+        before = _bytes_beside(self._db)
+        own = path.stat().st_size
         path.unlink()
         store = self._stores.pop(version, None)
         if store is not None:
             store.close()
         remove_unkept(self._db, set())
         _forget_changes(SqliteChanges(str(self._db)), self.list())
-        return release
+        # What was freed: its file, and the files beside that no other release reads.
+        return replace(release, size_bytes=own + before - _bytes_beside(self._db))
 
     def close(self) -> None:
         """Let the releases' stores go."""
         for store in self._stores.values():
             store.close()
         self._stores.clear()
+
+
+def _bytes_beside(db: Path) -> int:
+    """The bytes of the lines and vectors files beside `db`."""
+    total = 0
+    for p in db.parent.glob(f"{db.name}.*"):
+        if p.suffix in (".lines", ".vectors") and p.is_file():
+            total += p.stat().st_size
+    return total
+
+
+def _with_shares(db: Path, found: list[tuple[int, Release]]) -> list[tuple[int, Release]]:
+    """Each release's file plus its share of the files beside it (lines, vectors):
+    releases of the same content share those, so the sizes add up to the disk used."""
+    users: dict[Path, int] = {}
+    for _, r in found:
+        for p in _beside(db, r.content_id):
+            users[p] = users.get(p, 0) + 1
+    out = []
+    for t, r in found:
+        shares = sum(p.stat().st_size // users[p] for p in _beside(db, r.content_id))
+        out.append((t, replace(r, size_bytes=r.size_bytes + shares)))
+    return out
+
+
+def _beside(db: Path, content_id: str) -> list[Path]:
+    """The files beside the database that a release of this content reads."""
+    lines = db.with_name(f"{db.name}.{content_id[:16]}.lines")
+    return [p for p in (lines, vectors_path(db, content_id)) if p.is_file()]
