@@ -230,3 +230,23 @@ def test_serve_refuses_a_database_that_is_not_there(
             said in done.stderr and "edukg load" in done.stderr and "Traceback" not in done.stderr
         )
     assert not (tmp_path / "nope.db").exists()
+
+
+def test_help_reads_like_a_manual() -> None:
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([*EDUKG, *args], capture_output=True, text=True, timeout=60,
+                              check=False)  # fmt: skip
+
+    bare = run()
+    assert bare.returncode == 2 and "serve" in bare.stderr and "Exit codes" in bare.stderr
+    top = run("--help")
+    assert "--db DB" in top.stdout and "GLOBAL_DB" not in top.stdout
+    serve = run("serve", "--help").stdout
+    assert "Serve the loaded data over HTTP." in serve
+    assert "the TCP port to listen on (default: 8000)" in serve
+    assert "(default: /knowledge-graph/v0)" in serve
+    for command in (("load",), ("keys", "create"), ("generate",), ("releases", "use"), ("export",)):
+        page = run(*command, "--help").stdout
+        description = page.split("\n\n")[1]
+        assert description[:1].isupper() and description.rstrip().endswith("."), command
+    assert "the same seed writes the same export (default: 0)" in run("generate", "--help").stdout

@@ -8,6 +8,7 @@ data but its semantic index was not finished (run `edukg index`).
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 from edukg.adapters.config import resolve_db
@@ -21,7 +22,11 @@ __all__ = ["build_demo", "main", "parser"]
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the `edukg` console script."""
-    args = parser().parse_args(argv)
+    commands = parser()
+    if not (argv if argv is not None else sys.argv[1:]):  # bare `edukg`: what it can do
+        commands.print_help(sys.stderr)
+        return EXIT_USAGE
+    args = commands.parse_args(argv)
     args.db = resolve_db(getattr(args, "db", None) or args.global_db)
     if args.command in _READS_DATA and not is_postgres(args.db) and not Path(args.db).is_file():
         say(f"nothing is loaded at {args.db} (no such file): check --db or $EDUKG_DB")

@@ -23,11 +23,16 @@ from edukg.store.base import DATA_VERSION
 def parser() -> argparse.ArgumentParser:
     """The command-line interface (its help is the CLI reference)."""
     p = argparse.ArgumentParser(
-        prog="edukg", description="Serve the Learning Commons Knowledge Graph export over HTTP."
+        prog="edukg",
+        description="Serve the Learning Commons Knowledge Graph export over HTTP.",
+        epilog="Exit codes: 0 done; 1 failed, nothing changed; 2 a usage error (bad arguments,"
+        " a database that does not exist), nothing changed; 3 the server could not start;"
+        " 4 a load switched the served data but its semantic index was not finished (run"
+        " `edukg index`). `edukg COMMAND --help` says more about each command.",
     )
     p.add_argument("--version", action="version", version=f"edukg {__version__}")
     # Also before the command (`edukg --db x.db keys list`); after it, it wins.
-    p.add_argument("--db", dest="global_db", default=None, help=_DB_HELP)
+    p.add_argument("--db", dest="global_db", default=None, metavar="DB", help=_DB_HELP)
     sub = p.add_subparsers(dest="command", required=True)
 
     c = _with_db(
@@ -75,7 +80,36 @@ def parser() -> argparse.ArgumentParser:
     c.set_defaults(func=cmd_quickstart)
 
     _key_and_data_commands(sub)
+    _describe(p)
     return p
+
+
+class _Formatter(argparse.HelpFormatter):
+    """Help that shows each option's default where it has one and its help does not."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        default = action.default
+        if (default is not None and default is not False and default != argparse.SUPPRESS
+                and "default" not in text
+                and action.option_strings and not isinstance(default, list)):  # fmt: skip
+            text += f" (default: {default})"
+        return text
+
+
+def _describe(p: argparse.ArgumentParser) -> None:
+    """Every command's page opens with what it does (its one-line help, as a sentence)
+    and shows defaults."""
+    p.formatter_class = _Formatter
+    for action in p._actions:
+        if not isinstance(action, argparse._SubParsersAction):
+            continue
+        helps = {a.dest: a.help for a in action._choices_actions}
+        for name, child in action.choices.items():
+            if not child.description and helps.get(name):
+                text = str(helps[name])
+                child.description = text[0].upper() + text[1:] + "."
+            _describe(child)
 
 
 def _key_and_data_commands(sub: Any) -> None:
@@ -83,13 +117,13 @@ def _key_and_data_commands(sub: Any) -> None:
     keys = sub.add_parser("keys", help="create, list and revoke API keys")
     ksub = keys.add_subparsers(dest="keys_command", required=True)
     c = _with_db(ksub.add_parser("create", help="make a key; prints it on the last line"))
-    c.add_argument("name")
+    c.add_argument("name", help="who the key is for (letters, digits, '.', '_', '-')")
     c.add_argument("--rate", type=float, default=None, help="its own requests per second (0: none)")
     c.add_argument("--burst", type=int, default=None, help="its own requests at once")
     c = _with_db(ksub.add_parser("list", help="names, creation time, last 4 characters"))
     c.add_argument("--json", action="store_true", help="one JSON object per line, for scripts")
     c = _with_db(ksub.add_parser("revoke", help="revoke a key at once"))
-    c.add_argument("name")
+    c.add_argument("name", help="the key's name, as `keys list` shows it")
     keys.set_defaults(func=cmd_keys)
 
     releases = sub.add_parser("releases", help="list, switch and drop the kept data releases")
@@ -119,9 +153,9 @@ def _key_and_data_commands(sub: Any) -> None:
     c.set_defaults(func=cmd_demo)
 
     c = sub.add_parser("generate", help="write a synthetic export at the real one's scale")
-    c.add_argument("outdir")
+    c.add_argument("outdir", help="the directory to write nodes.jsonl and relationships.jsonl to")
     c.add_argument("--scale", default="full", help="'full' (export v1.11.0's counts) or a fraction")
-    c.add_argument("--seed", type=int, default=0)
+    c.add_argument("--seed", type=int, default=0, help="the same seed writes the same export")
     c.set_defaults(func=cmd_generate)
 
     c = _with_db(
@@ -131,7 +165,7 @@ def _key_and_data_commands(sub: Any) -> None:
     c.set_defaults(func=cmd_mcp)
 
     c = _with_db(sub.add_parser("export", help="write nodes.jsonl and relationships.jsonl"))
-    c.add_argument("outdir")
+    c.add_argument("outdir", help="the directory to write the two files to")
     c.set_defaults(func=cmd_export)
 
 
@@ -203,9 +237,11 @@ def _with_db(cmd: argparse.ArgumentParser) -> argparse.ArgumentParser:
 
 def _server_options(cmd: argparse.ArgumentParser) -> argparse.ArgumentParser:
     """The options `serve` and `quickstart` share."""
-    cmd.add_argument("--host", default="127.0.0.1")
-    cmd.add_argument("--port", type=int, default=8000)
-    cmd.add_argument("--base-path", default=DEFAULT_BASE_PATH)
+    cmd.add_argument("--host", default="127.0.0.1",
+                     help="the address to listen on (0.0.0.0: every interface)")  # fmt: skip
+    cmd.add_argument("--port", type=int, default=8000, help="the TCP port to listen on")
+    cmd.add_argument("--base-path", default=DEFAULT_BASE_PATH,
+                     help="where the API's operations live (the hosted API's path)")  # fmt: skip
     cmd.add_argument(
         "--read-db", default=os.environ.get("EDUKG_READ_DB"),
         help="a read replica for data reads (keys are always read from --db)",
