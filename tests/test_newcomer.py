@@ -249,3 +249,12 @@ def test_key_commands_on_a_full_disk_say_what_was_not_done(full_disk: Path) -> N
         assert store.verify(key) is not None  # the revoke really did not happen
     finally:
         store.close()
+
+
+def test_make_demo_installs_what_serving_needs_only() -> None:
+    makefile = (ROOT / "Makefile").read_text()
+    demo = re.search(r"^demo: (.+)$", makefile, re.MULTILINE)
+    assert demo is not None and demo.group(1).strip() == "$(SERVING)"
+    recipe = makefile.split("$(SERVING): ", 1)[1].split("\n\n", 1)[0]
+    installs = [line for line in recipe.splitlines() if "pip install" in line and "-e" in line]
+    assert installs and all("dev" not in line for line in installs), installs

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import os
 import socket
-from datetime import UTC, datetime
 from pathlib import Path
 
 from edukg import __version__
@@ -136,9 +135,14 @@ def cmd_quickstart(args: argparse.Namespace) -> int:
         say(f"Serving the data already in {args.db} (version {info.data_version}).")
     index_step(args.db)
     keys = open_key_store(args.db, create=True)
-    name = "quickstart-" + datetime.now(UTC).strftime("%Y%m%d%H%M%S")
+    # One demo key: each run replaces the last (it was shown once and cannot be shown
+    # again), so runs do not pile up live keys.
+    name = "quickstart"
+    replaced = keys.revoke(name)
     key = keys.create(name)
     keys.close()
+    if replaced:
+        say(f"The previous {name!r} key was revoked; this run's key replaces it.")
     base = normalize_base_path(args.base_path)
     url = f"http://{args.host}:{args.port}"
     print(  # plain print: a wrapped key or curl line could not be copied
