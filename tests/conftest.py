@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import secrets
 import shutil
 from collections.abc import Callable, Iterator
@@ -23,7 +24,13 @@ from tests.support import BASE, CONTRACT, SAMPLE, ServerThread, contract_schema
 
 BACKENDS = ["sqlite", "postgres"]
 PG_ADMIN = os.environ.get("EDUKG_TEST_PG", "postgresql://postgres@127.0.0.1:5432/postgres")
-REDIS_URL = os.environ.get("EDUKG_TEST_REDIS", "redis://127.0.0.1:6379/0")
+REDIS_URL = os.environ.get("EDUKG_TEST_REDIS", "redis://127.0.0.1:6379/0")  # /N: its db
+# Test databases are named PREFIX_<pid>_<random>_<purpose>, and all dropped at the end.
+PG_PREFIX = os.environ.get("EDUKG_TEST_PG_PREFIX", "edukg_test")
+if not re.fullmatch(r"[a-z_][a-z0-9_]{0,30}", PG_PREFIX):
+    raise SystemExit(f"EDUKG_TEST_PG_PREFIX={PG_PREFIX!r}: use lower-case letters, digits, '_'")
+# In the names of the keys tests rate-limit in Redis, so the run removes its own.
+RUN = os.environ.get("EDUKG_TEST_RUN") or secrets.token_hex(4)
 
 
 def _required_or_skip(what: str, reason: str) -> None:
@@ -42,7 +49,7 @@ def postgres() -> Iterator[Callable[[str], str]]:
         admin = psycopg.connect(PG_ADMIN, autocommit=True, connect_timeout=3)
     except psycopg.OperationalError as exc:
         _required_or_skip(f"PostgreSQL at {PG_ADMIN}", str(exc).strip())
-    run = f"edukg_test_{os.getpid()}_{secrets.token_hex(3)}"
+    run = f"{PG_PREFIX}_{os.getpid()}_{secrets.token_hex(3)}"
     made: list[str] = []
 
     def make(purpose: str) -> str:
@@ -58,18 +65,23 @@ def postgres() -> Iterator[Callable[[str], str]]:
 
 
 @pytest.fixture(scope="session")
-def redis_url() -> str:
-    """The Redis that rate-limit tests share (skips when unreachable, fails under CI)."""
+def redis_url() -> Iterator[str]:
+    """The Redis that rate-limit tests share (skips when unreachable, fails under CI);
+    the buckets of this run's keys (named with RUN) are removed at its end."""
     import redis
 
     client = redis.Redis.from_url(REDIS_URL, socket_connect_timeout=2)
     try:
         client.ping()
     except redis.RedisError as exc:
+        client.close()
         _required_or_skip(f"Redis at {REDIS_URL}", str(exc))
+    yield REDIS_URL
+    try:
+        for name in client.scan_iter(match=f"edukg:rl:*{RUN}*", count=500):
+            client.delete(name)
     finally:
         client.close()
-    return REDIS_URL
 
 
 def _db_for(

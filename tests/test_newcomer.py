@@ -9,6 +9,7 @@ import shutil
 import socket
 import sqlite3
 import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -258,3 +259,21 @@ def test_make_demo_installs_what_serving_needs_only() -> None:
     recipe = makefile.split("$(SERVING): ", 1)[1].split("\n\n", 1)[0]
     installs = [line for line in recipe.splitlines() if "pip install" in line and "-e" in line]
     assert installs and all("dev" not in line for line in installs), installs
+
+
+def test_a_test_run_leaves_nothing_behind_on_shared_services(redis_url: str) -> None:
+    import redis
+
+    run = f"leftover{os.getpid()}"
+    env = {**os.environ, "EDUKG_TEST_RUN": run, "EDUKG_TEST_PG_PREFIX": "edukg_prefixed"}
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:randomly", "-p", "no:cacheprovider",
+         str(ROOT / "tests" / "test_ratelimit.py"), "-k", "burst_then_refused"],
+        capture_output=True, text=True, env=env, timeout=300, check=False, cwd=ROOT,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout[-2000:]
+    client = redis.Redis.from_url(redis_url)
+    try:
+        assert list(client.scan_iter(match=f"edukg:rl:*{run}*")) == []
+    finally:
+        client.close()

@@ -12,7 +12,7 @@ from edukg.adapters.config import Settings
 from edukg.app.core import EdukgApp
 from edukg.app.ratelimit import Limiter, MemoryLimiter, RedisLimiter
 from edukg.store import open_key_store
-from tests.conftest import Api, error_of
+from tests.conftest import RUN, Api, error_of
 from tests.support import BASE, ServerThread
 
 
@@ -28,7 +28,7 @@ def limiter(request: pytest.FixtureRequest) -> Iterator[Limiter]:
 
 
 def fresh_key() -> str:
-    return f"test-{secrets.token_hex(6)}"
+    return f"test-{RUN}-{secrets.token_hex(6)}"
 
 
 def test_burst_then_refused_with_retry_after(limiter: Limiter) -> None:

@@ -30,7 +30,7 @@ from edukg.ingest.demo import (
     demo_skill_id,
 )
 from edukg.ingest.index import index
-from tests.conftest import Api, error_of
+from tests.conftest import RUN, Api, error_of
 from tests.support import BASE, ServerThread
 from tests.test_cli import free_port, stop, wait_for
 from tests.test_load import write_export
@@ -235,7 +235,7 @@ def test_two_servers_share_one_database_and_one_redis(
 ) -> None:
     db = postgres("nodes")
     assert _edukg("demo", db=db).returncode == 0
-    name = f"shared-{secrets.token_hex(4)}"
+    name = f"shared-{RUN}-{secrets.token_hex(4)}"
     created = _edukg("keys", "create", name, "--rate", "0.05", "--burst", "4", db=db)
     key = created.stdout.splitlines()[-1]
     other_name = f"other-{secrets.token_hex(4)}"
