@@ -244,6 +244,10 @@ def test_key_commands_on_a_full_disk_say_what_was_not_done(full_disk: Path) -> N
         assert "Traceback" not in done.stderr
     assert "no key was created" in made.stderr
     assert "'kept' was NOT revoked" in revoked.stderr
+    for name in full_disk.glob("edukg.keys.db-*"):  # the log must be made again to read
+        name.unlink()
+    listed = edukg("keys", "list", "--db", db)
+    assert listed.returncode in (0, 1) and "Traceback" not in listed.stderr, listed.stderr
     (full_disk / "filler").unlink()
     store = open_key_store(db)
     try:

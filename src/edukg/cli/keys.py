@@ -51,7 +51,8 @@ def cmd_keys(args: argparse.Namespace) -> int:
     try:
         return _keys_command(keys, args)
     except database_errors(StoreUnavailable, OSError) as exc:
-        what = {"create": "no key was created", "revoke": f"{args.name!r} was NOT revoked"}
+        name = getattr(args, "name", "")
+        what = {"create": "no key was created", "revoke": f"{name!r} was NOT revoked"}
         say(
             f"the key store could not be {'read' if args.keys_command == 'list' else 'written'}"
             f" ({exc}); {what.get(args.keys_command, 'nothing was changed')}"
