@@ -94,6 +94,8 @@ def cmd_load(args: argparse.Namespace) -> int:
             " '.', '_' or '-', starting with a letter or digit (e.g. 1.11.0); nothing was loaded"
         )
         return EXIT_USAGE
+    if args.max_download is not None:
+        os.environ["EDUKG_MAX_DOWNLOAD_MB"] = str(max(1, args.max_download))
     missing = missing_database(args.db) if is_postgres(args.db) else None
     if missing is not None:  # a SQLite file is made by the load; a database is not
         say(f"{missing}; nothing was loaded")

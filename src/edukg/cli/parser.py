@@ -53,6 +53,11 @@ def parser() -> argparse.ArgumentParser:
         help="the release, e.g. 1.11.0; kept beside the loaded ones (same name: replaced)",
     )  # fmt: skip
     c.add_argument(
+        "--max-download", type=int, default=None, metavar="MIB",
+        help="stop a download from a URL beyond this many MiB (default 16384; CASE paths"
+        " 512)",
+    )  # fmt: skip
+    c.add_argument(
         "--keep", type=int, default=None, metavar="N",
         help="after the load, drop the oldest releases beyond N (default: keep all)",
     )  # fmt: skip

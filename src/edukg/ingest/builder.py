@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import gc
 import hashlib
+import os
+import shutil
 import tempfile
 import time
 from collections.abc import Iterable, Iterator
@@ -315,7 +317,9 @@ def load(
     # the temporary directory ($TMPDIR), never into the directory the command runs in.
     workdir = Path(tempfile.gettempdir()) if is_postgres(db) else Path(db).absolute().parent
     workdir.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix=".edukg-download-", dir=workdir) as tmp:
+    remove_stale_downloads(workdir)
+    prefix = f"{DOWNLOAD_PREFIX}{os.getpid()}-"
+    with tempfile.TemporaryDirectory(prefix=prefix, dir=workdir) as tmp:
         files = resolve(sources, Path(tmp), progress)
         packages = [read_package(f.path, f.name) for f in files if _is_package(f)]
         export = [f for f in files if not _is_package(f)]
@@ -341,6 +345,27 @@ def load(
         summary = build(streams(), db, version, f" in {', '.join(sources)}", named, keep)
         summary.case = case.outcomes if case else []
         return summary
+
+
+DOWNLOAD_PREFIX = ".edukg-download-"  # then the loading process's id
+
+
+def remove_stale_downloads(workdir: Path) -> None:
+    """Remove the download folders of loads that were killed (their process is gone)."""
+    for folder in workdir.glob(f"{DOWNLOAD_PREFIX}*"):
+        pid = folder.name[len(DOWNLOAD_PREFIX) :].split("-", 1)[0]
+        if folder.is_dir() and (not pid.isdigit() or not _alive(int(pid))):
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's live process
+        return True
+    return True
 
 
 def _is_package(source: Source) -> bool:

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import gzip
+import os
 import re
+import shutil
 import tempfile
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from io import BufferedReader
@@ -70,15 +73,22 @@ def resolve(sources: list[str], workdir: Path, progress: Progress | None = None)
     return found
 
 
-# Downloads stop here: a CASE package is at most tens of MiB, an export a few GiB.
+# Downloads stop here: a CASE package is at most tens of MiB, an export a few GiB
+# (EDUKG_MAX_DOWNLOAD_MB, or `load --max-download`, moves the second).
 MAX_CASE_DOWNLOAD = 512 << 20
-MAX_DOWNLOAD = 64 << 30
+MAX_DOWNLOAD = 16 << 30
+# A source slower than this on average, once the grace has passed, is given up: a
+# trickle of bytes would otherwise hold a load open for ever (each read is in time).
+MIN_RATE = 16 << 10  # bytes a second
+RATE_GRACE = 60.0  # seconds
+_SPARE = 64 << 20  # bytes left free on the disk a download writes to
 
 
 def download(url: str, workdir: Path, progress: Progress | None = None) -> Path:
-    """Stream `url` to a file in `workdir`, a chunk at a time, up to a size limit."""
+    """Stream `url` to a file in `workdir`, up to a size limit, as fast as a minimum rate,
+    and never filling the disk."""
     name = Path(urlparse(url).path).name or "download"
-    limit = MAX_CASE_DOWNLOAD if "/ims/case/" in url else MAX_DOWNLOAD
+    limit = MAX_CASE_DOWNLOAD if "/ims/case/" in url else _download_limit()
     handle, temp = tempfile.mkstemp(prefix="download-", suffix=f"-{name}", dir=workdir)
     try:
         with (
@@ -87,19 +97,52 @@ def download(url: str, workdir: Path, progress: Progress | None = None) -> Path:
         ):
             _refuse_answer(url, response)
             total = int(response.headers.get("content-length", 0)) or None
-            for chunk in response.iter_raw(1 << 20):
+            _room_for(url, workdir, total or 0)
+            started, checked = time.monotonic(), 0
+            for chunk in response.iter_raw():  # as it arrives: a trickle is seen too
                 out.write(chunk)
-                if response.num_bytes_downloaded > limit:
+                done = response.num_bytes_downloaded
+                if done > limit:
                     raise LoadError(f"{url}: larger than {limit >> 20:,} MiB; stopped")
+                if done - checked > _SPARE:
+                    _room_for(url, workdir, 0)
+                    checked = done
+                _in_time(url, done, time.monotonic() - started)
                 if progress:
-                    progress(response.num_bytes_downloaded, total, f"download {name}")
+                    progress(done, total, f"download {name}")
     except httpx.HTTPError as exc:
         Path(temp).unlink(missing_ok=True)
         raise LoadError(f"{url}: download failed ({exc})") from None
+    except OSError as exc:
+        Path(temp).unlink(missing_ok=True)
+        raise LoadError(f"{url}: the download could not be written ({exc.strerror})") from None
     except BaseException:
         Path(temp).unlink(missing_ok=True)
         raise
     return Path(temp)
+
+
+def _download_limit() -> int:
+    given = os.environ.get("EDUKG_MAX_DOWNLOAD_MB")
+    return int(given) << 20 if given else MAX_DOWNLOAD
+
+
+def _room_for(url: str, workdir: Path, size: int) -> None:
+    """LoadError unless the disk has room for `size` more bytes and some to spare."""
+    free = shutil.disk_usage(workdir).free
+    if free < size + _SPARE:
+        raise LoadError(
+            f"{url}: not enough free disk space in {workdir} ({free >> 20:,} MiB free"
+            f"{f', {size >> 20:,} MiB to download' if size else ''}); stopped"
+        )
+
+
+def _in_time(url: str, done: int, elapsed: float) -> None:
+    if elapsed > RATE_GRACE and done / elapsed < MIN_RATE:
+        raise LoadError(
+            f"{url}: arriving at {done / elapsed / 1024:.1f} KiB/s after {elapsed:.0f} s,"
+            f" under the {MIN_RATE >> 10} KiB/s a download must keep; stopped"
+        )
 
 
 def _refuse_answer(url: str, response: httpx.Response) -> None:
