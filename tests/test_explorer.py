@@ -14,6 +14,7 @@ from edukg.ingest.demo import demo_case_uuid, demo_lines
 from tests.conftest import Api
 from tests.support import ROOT
 from tests.test_load import write_export
+from tests.test_text_alignment import TWO_SKILLS as _TWO_SKILLS
 
 SHOTS = ROOT / "artifacts" / "screenshots"
 
@@ -165,3 +166,27 @@ def test_record_values_never_become_markup_or_script_links(
     p.wait_for_selector(".statement")
     assert "javascript:alert(1)" in p.inner_text("main")  # shown as text
     assert p.locator("a[href^='javascript']").count() == 0
+
+
+# Aligning a text (its other tests: tests/test_text_alignment.py). Browser tests live
+# here, apart from the MCP tests: the browser's event loop must not outlive into theirs.
+def test_the_explorer_aligns_a_text_and_shows_similar_standards(page: object, demo: Api) -> None:
+    p: Any = page
+    enter_key(p, demo)
+    p.goto(f"{demo.server.url}/explore/align")
+    p.wait_for_selector("#align-text")
+    p.fill("#align-text", _TWO_SKILLS)
+    p.select_option("#align-where", "Multi-State")
+    p.click("#align-form button[type=submit]")
+    p.wait_for_selector("#aligned > li .code")
+    listed = p.inner_text("#aligned")
+    assert "3.MD.A.1" in listed and "2.NBT.A.2" in listed
+    assert "Tell time to the nearest minute" in listed
+    marks = p.locator("#align-shown mark")
+    assert marks.count() >= 1 and marks.first.inner_text() in _TWO_SKILLS
+    shot(p, "align-text", backend_of(demo))
+    p.click("#aligned > li .code >> nth=0")
+    p.wait_for_selector("#similar li")
+    assert "Similar standards in" in p.inner_text("#standard-parts")
+    p.select_option("#similar-where", "Vermont")
+    p.wait_for_function("document.querySelector('#similar').innerText.includes('M.')")

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -479,3 +481,39 @@ def test_sizes_count_shared_files_once(tmp_path: Path) -> None:
     assert dropped.returncode == 0 and lines_file.exists()  # the other release reads it
     assert size_text(own) in dropped.stderr + dropped.stdout, dropped.stderr
     assert "1 release," in _cli("releases", "list", "--db", db).stdout
+
+
+def _held(paths: list[str]) -> list[str]:
+    """Which of `paths` this process still has open or mapped (deleted or not)."""
+    held = Path("/proc/self/maps").read_text()
+    for fd in Path("/proc/self/fd").iterdir():
+        try:
+            held += "\n" + os.readlink(fd)
+        except OSError:
+            continue
+    return [p for p in paths if p in held]
+
+
+@pytest.mark.skipif(not Path("/proc/self/maps").exists(), reason="needs Linux's /proc")
+def test_a_dropped_release_is_let_go_within_seconds(tmp_path: Path) -> None:
+    db = str(tmp_path / "d.db")
+    build_demo(db)  # release "demo", indexed
+    changed = [line.replace(b"Understand a unit fraction", b"Recognize a unit fraction")
+               for line in demo_lines()]  # fmt: skip
+    load([str(write_export(tmp_path / "v2", changed))], db, NEW)
+    index(db)
+    for api in _serve(db):
+        old = {"x-api-key": api.key, "x-data-version": "demo"}
+        found = api.http.get(BASE + "/academic-standards/search", headers=old,
+                             params={"query": "unit fraction", "jurisdiction": "Multi-State"})  # fmt: skip
+        assert found.status_code == 200
+        files = [str(p) for p in tmp_path.glob("d.db.release-demo")]
+        files += [str(p) for p in tmp_path.glob("d.db.*.vectors")]
+        assert _held(files), "the pinned release was never opened"
+        assert _cli("releases", "drop", "demo", "--db", db).returncode == 0
+        gone = [f for f in files if not Path(f).exists()]
+        assert gone
+        deadline = time.monotonic() + 8
+        while _held(gone):
+            assert time.monotonic() < deadline, f"still held: {_held(gone)}"
+            time.sleep(0.2)

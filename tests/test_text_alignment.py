@@ -19,7 +19,6 @@ from edukg.store.base import Store
 from tests.alignment_eval import Truth, measure_joined, measure_similar, measure_single, prepare
 from tests.conftest import Api, error_of
 from tests.support import BASE, SAMPLE
-from tests.test_explorer import backend_of, enter_key, shot
 from tests.test_mcp import anyio_backend, call, call_error, session
 
 TWO_SKILLS = (
@@ -243,28 +242,6 @@ async def test_the_mcp_tool(demo: Api) -> None:
 
 
 __all__ = ["anyio_backend"]  # the MCP test runs on asyncio, as test_mcp's
-
-
-def test_the_explorer_aligns_a_text_and_shows_similar_standards(page: object, demo: Api) -> None:
-    p: Any = page
-    enter_key(p, demo)
-    p.goto(f"{demo.server.url}/explore/align")
-    p.wait_for_selector("#align-text")
-    p.fill("#align-text", TWO_SKILLS)
-    p.select_option("#align-where", "Multi-State")
-    p.click("#align-form button[type=submit]")
-    p.wait_for_selector("#aligned > li .code")
-    listed = p.inner_text("#aligned")
-    assert "3.MD.A.1" in listed and "2.NBT.A.2" in listed
-    assert "Tell time to the nearest minute" in listed
-    marks = p.locator("#align-shown mark")
-    assert marks.count() >= 1 and marks.first.inner_text() in TWO_SKILLS
-    shot(p, "align-text", backend_of(demo))
-    p.click("#aligned > li .code >> nth=0")
-    p.wait_for_selector("#similar li")
-    assert "Similar standards in" in p.inner_text("#standard-parts")
-    p.select_option("#similar-where", "Vermont")
-    p.wait_for_function("document.querySelector('#similar').innerText.includes('M.')")
 
 
 def test_nasty_values_in_every_body_field(demo: Api) -> None:

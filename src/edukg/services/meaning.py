@@ -45,14 +45,19 @@ class Indexed:
 
 
 def indexed(store: Store, search: Search) -> Indexed | None:
-    """The index of `search`'s filters (its words ignored); None without a semantic index."""
+    """The index of `search`'s filters (its words ignored); None without a semantic index.
+
+    Only the identifiers are kept between requests (reading them costs a query each); the
+    vectors are the store's, as it has them now, so nothing here keeps a release's file
+    mapped once the release is dropped."""
     found = store.candidates(search)
     if found is None:
         return None
-    return remembered(store, ("meaning", search), lambda: _listed(found))
+    identifiers, rows = remembered(store, ("meaning", search), lambda: _listed(found))
+    return Indexed(identifiers, found.vectors, rows)
 
 
-def _listed(found: Candidates) -> tuple[int, Indexed]:
+def _listed(found: Candidates) -> tuple[int, tuple[list[str], dict[str, int]]]:
     identifiers = list(found.identifiers)
     rows = {identifier: row for row, identifier in enumerate(identifiers)}
-    return len(identifiers), Indexed(identifiers, found.vectors, rows)
+    return len(identifiers), (identifiers, rows)

@@ -21,11 +21,8 @@ OutRow = tuple[str, str, str, str | None, float | None, bytes]
 # Relations of the pre-encoded `rows` table.
 CROSSWALK = "crosswalk"
 ALIGNED_STANDARDS = "aligned-standards"  # node: a lesson, activity or assessment
-ALIGNED_TO = {
-    LESSON: "aligned-lessons",
-    ACTIVITY: "aligned-activities",
-    ASSESSMENT: "aligned-assessments",
-}
+ALIGNED_TO = {LESSON: "aligned-lessons", ACTIVITY: "aligned-activities",
+              ASSESSMENT: "aligned-assessments"}  # fmt: skip
 ACTIVITIES = "activities"  # node: a lesson; keyset: position and identifier
 ASSESSMENTS = "assessments"  # node: a course, grouping or lesson containing them
 COURSES = "courses"  # node: a curriculum id

@@ -341,9 +341,22 @@ class SqliteStore:
         return [found[i] for i in sorted(found)]
 
     def close(self) -> None:
-        """Let the connection go (it closes once no request is reading it)."""
+        """Let the connection go (it closes once no request is reading it), and the
+        vectors' mapping (unmapped once no search holds a view of it)."""
         with self._lock:
             self._swap(None, None, None)
+            self._vectors = None
+
+    def release(self) -> None:
+        """Close now: the file is gone (a dropped release), and its disk is held for as
+        long as the connection maps it. A request still reading it fails as for any
+        dropped release."""
+        with self._lock:
+            conn = self._conn
+            self._swap(None, None, None)
+            self._vectors = None
+        if conn is not None:
+            conn.close()
 
 
 def _unparsable(conn: sqlite3.Connection) -> list[str]:

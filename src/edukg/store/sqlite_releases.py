@@ -147,6 +147,8 @@ class SqliteReleases:
         self._stores: dict[str, SqliteStore] = {}
         self._metas: dict[tuple[int, int], dict[str, str]] = {}  # (inode, mtime) -> meta
         self._lock = threading.Lock()
+        self._pruner: threading.Thread | None = None
+        self._closed = threading.Event()
         migrate(self._db)
 
     def list(self, sizes: bool = False) -> list[Release]:
@@ -198,7 +200,22 @@ class SqliteReleases:
         if not os.path.exists(path):
             return None
         with self._lock:
+            if self._pruner is None:
+                self._pruner = threading.Thread(target=self._prune, daemon=True,
+                                                name="edukg-releases")  # fmt: skip
+                self._pruner.start()
             return self._stores.setdefault(version, SqliteStore(str(path), home=str(self._db)))
+
+    def _prune(self) -> None:
+        """Let go of the stores of releases dropped by any process, within PRUNE_SECONDS:
+        their files (release, vectors) are deleted, and stay on disk while held open."""
+        while not self._closed.wait(PRUNE_SECONDS):
+            for version, store in list(self._stores.items()):
+                if not release_path(self._db, version).exists():
+                    with self._lock:
+                        if self._stores.get(version) is store:
+                            del self._stores[version]
+                    store.release()
 
     def stamp(self) -> str:
         """A digest of the release files and the current file (names and inodes)."""
@@ -243,6 +260,7 @@ class SqliteReleases:
 
     def close(self) -> None:
         """Let the releases' stores go."""
+        self._closed.set()
         for store in self._stores.values():
             store.close()
         self._stores.clear()
@@ -255,6 +273,9 @@ def _bytes_beside(db: Path) -> int:
         if p.suffix in (".lines", ".vectors") and p.is_file():
             total += p.stat().st_size
     return total
+
+
+PRUNE_SECONDS = 2.0  # how often a server looks for releases dropped elsewhere
 
 
 def _with_shares(db: Path, found: list[tuple[int, Release]]) -> list[tuple[int, Release]]:
