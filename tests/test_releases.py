@@ -517,3 +517,18 @@ def test_a_dropped_release_is_let_go_within_seconds(tmp_path: Path) -> None:
         while _held(gone):
             assert time.monotonic() < deadline, f"still held: {_held(gone)}"
             time.sleep(0.2)
+
+
+def test_a_cursor_used_with_another_release_names_both(two: tuple[Api, Edits, str]) -> None:
+    api, _, _ = two
+    pinned = {"x-api-key": api.key, "x-data-version": OLD}
+    first = api.http.get(BASE + "/standards-frameworks", headers=pinned, params={"limit": 1})
+    cursor = first.json()["pagination"]["nextCursor"]
+    assert cursor
+    elsewhere = api.get("/standards-frameworks", limit=1, cursor=cursor)  # the current: NEW
+    body = error_of(elsewhere, 400, "ValidationError")
+    assert f"walks data release '{OLD}'" in body["message"] and repr(NEW) in body["message"]
+    assert body["details"] == {"reason": "stale_cursor", "cursorRelease": OLD, "release": NEW}
+    same = api.http.get(BASE + "/standards-frameworks", headers=pinned,
+                        params={"limit": 1, "cursor": cursor})  # fmt: skip
+    assert same.status_code == 200

@@ -35,13 +35,20 @@ def _tag(secret: bytes, blob: bytes) -> bytes:
     return hmac.new(secret, blob, hashlib.sha256).digest()[:_TAG_BYTES]
 
 
-def encode_cursor(last: str, content_id: str, query: str, secret: bytes) -> str:
-    """The cursor for the page after the identifier `last`, signed with `secret`."""
-    blob = orjson.dumps({"identifier": last, "data": content_id[:16], "q": query})
+def encode_cursor(last: str, content_id: str, query: str, secret: bytes, release: str = "") -> str:
+    """The cursor for the page after the identifier `last`, signed with `secret`; it
+    names the data release it walks (`release`), for the message when it is used with
+    another."""
+    state = {"identifier": last, "data": content_id[:16], "q": query}
+    if release:
+        state["v"] = release
+    blob = orjson.dumps(state)
     return base64.urlsafe_b64encode(_tag(secret, blob) + blob).rstrip(b"=").decode("ascii")
 
 
-def decode_cursor(cursor: str | None, content_id: str, query: str, secret: bytes) -> str | None:
+def decode_cursor(
+    cursor: str | None, content_id: str, query: str, secret: bytes, release: str = ""
+) -> str | None:
     """The identifier to continue after, or a ValidationError for a cursor we did not issue."""
     if cursor is None:
         return None
@@ -66,11 +73,7 @@ def decode_cursor(cursor: str | None, content_id: str, query: str, secret: bytes
     ):
         raise ValidationError("Invalid cursor: it is not a cursor this service issued.")
     if state["data"] != content_id[:16]:
-        raise ValidationError(
-            "This cursor belongs to a previous version of the data, which has since been "
-            "reloaded. Restart the walk from the first page (omit cursor).",
-            {"reason": "stale_cursor"},
-        )
+        raise _stale(state.get("v"), release)
     if state["q"] != query:
         raise ValidationError(
             "This cursor was issued for a different query (other filters or another "
@@ -80,14 +83,39 @@ def decode_cursor(cursor: str | None, content_id: str, query: str, secret: bytes
     return str(state["identifier"])
 
 
+def _stale(walked: Any, release: str) -> ValidationError:
+    """The refusal of a cursor issued on other data: naming both releases when it can."""
+    if isinstance(walked, str) and release and walked != release:
+        return ValidationError(
+            f"This cursor walks data release {walked!r}, and this request reads release"
+            f" {release!r}: a walk stays in one release. Send X-Data-Version: {walked} with"
+            " each page to go on. Restart the walk from the first page (omit cursor) to"
+            " read this release.",
+            {"reason": "stale_cursor", "cursorRelease": walked, "release": release},
+        )
+    return ValidationError(
+        "This cursor belongs to a previous version of the data, which has since been "
+        "reloaded. Restart the walk from the first page (omit cursor).",
+        {"reason": "stale_cursor"},
+    )
+
+
 def page_body(
-    rows: list[Row], limit: int, content_id: str, query: str, secret: bytes, key: bytes = b"data"
+    rows: list[Row],
+    limit: int,
+    content_id: str,
+    query: str,
+    secret: bytes,
+    key: bytes = b"data",
+    release: str = "",
 ) -> bytes:
     """`{"data":[...],"pagination":{...}}` from up to limit+1 rows of pre-encoded records."""
     has_more = len(rows) > limit
     rows = rows[:limit]
     next_cursor = (
-        encode_cursor(rows[-1][0], content_id, query, secret) if has_more and rows else None
+        encode_cursor(rows[-1][0], content_id, query, secret, release)
+        if has_more and rows
+        else None
     )
     pagination = orjson.dumps({"limit": limit, "nextCursor": next_cursor, "hasMore": has_more})
     items = b",".join(doc for _, doc in rows)

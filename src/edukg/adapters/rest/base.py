@@ -36,8 +36,9 @@ class Call(Generic[P]):
     def after(self, content: str | None = None) -> str | None:
         """The identifier to continue after, from this request's cursor; `content` names
         what the walk reads when it is not the served release (default: that release)."""
+        release = "" if content else self.info.data_version
         return decode_cursor(self.values.get("cursor"), content or self.info.content_id,
-                             self.query_key(), self.cursor_secret)  # fmt: skip
+                             self.query_key(), self.cursor_secret, release)  # fmt: skip
 
     def query_key(self) -> str:
         """The hash of this request's filters, which its cursors carry."""
@@ -46,8 +47,9 @@ class Call(Generic[P]):
 
     def page(self, page: service.Page, key: bytes = b"data", content: str | None = None) -> bytes:
         """The paged-list envelope around a page of records (`content` as for `after`)."""
+        release = "" if content else self.info.data_version
         return page_body(page.rows, page.limit, content or self.info.content_id,
-                         self.query_key(), self.cursor_secret, key)  # fmt: skip
+                         self.query_key(), self.cursor_secret, key, release)  # fmt: skip
 
 
 @dataclass(frozen=True)
