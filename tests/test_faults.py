@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pwd
 import shutil
@@ -14,6 +15,7 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
@@ -101,8 +103,35 @@ def _find_pg_bin() -> Path | None:
     return Path(found).parent if found else None
 
 
+@dataclass
+class Cluster:
+    """A private PostgreSQL cluster: its URL, and ways to stop, start, freeze and thaw it."""
+
+    url: str
+    halt: Callable[[], None]
+    start: Callable[[], None]
+    data: Path
+
+    def _signal(self, sig: signal.Signals) -> None:
+        """`sig` to the postmaster, then to each of its processes (a hung host)."""
+        postmaster = int((self.data / "postmaster.pid").read_text().split()[0])
+        os.kill(postmaster, sig)
+        for stat in Path("/proc").glob("[0-9]*/stat"):
+            with contextlib.suppress(OSError, ValueError, IndexError):
+                if int(stat.read_text().rsplit(")", 1)[1].split()[1]) == postmaster:
+                    os.kill(int(stat.parent.name), sig)
+
+    def freeze(self) -> None:
+        """Every process of the cluster stopped: connections accepted, nothing answered."""
+        self._signal(signal.SIGSTOP)
+
+    def thaw(self) -> None:
+        """Every process of the cluster running again."""
+        self._signal(signal.SIGCONT)
+
+
 @pytest.fixture
-def private_postgres() -> Iterator[tuple[str, Callable[[], None], Callable[[], None]]]:
+def private_postgres() -> Iterator[Cluster]:
     """A PostgreSQL cluster of this test's own, on its own port; never the shared one."""
     bindir = _find_pg_bin()
     if bindir is None:
@@ -134,17 +163,18 @@ def private_postgres() -> Iterator[tuple[str, Callable[[], None], Callable[[], N
         as_postgres(str(bindir / "pg_ctl"), "-D", str(data), "-m", "fast", "-w", "stop")
 
     start()
+    cluster = Cluster(f"postgresql://postgres@127.0.0.1:{port}/postgres", halt, start, data)
     try:
-        yield f"postgresql://postgres@127.0.0.1:{port}/postgres", halt, start
+        yield cluster
     finally:
+        with contextlib.suppress(OSError, ValueError):
+            cluster.thaw()
         halt()
         shutil.rmtree(base, ignore_errors=True)
 
 
-def test_database_outage_gives_503_and_recovers(
-    private_postgres: tuple[str, Callable[[], None], Callable[[], None]],
-) -> None:
-    url, halt, start = private_postgres
+def test_database_outage_gives_503_and_recovers(private_postgres: Cluster) -> None:
+    url, halt, start = private_postgres.url, private_postgres.halt, private_postgres.start
     build_demo(url)
     keys = open_key_store(url)
     key = keys.create("outage", rate=0)
@@ -152,8 +182,9 @@ def test_database_outage_gives_503_and_recovers(
     server = ServerThread(EdukgApp(Settings(db=url, refresh=0))).start()
     client = httpx.Client(base_url=server.url, headers={"x-api-key": key}, timeout=15)
     path = f"{BASE}/academic-standards/{NF1}"
+    cached = f"{BASE}/academic-standards/{demo_case_uuid('ms-math', '3.NF.A.2')}"
     try:
-        assert client.get(path).status_code == 200
+        assert client.get(cached).status_code == 200
         halt()
         for _ in range(3):
             started = time.monotonic()
@@ -161,11 +192,68 @@ def test_database_outage_gives_503_and_recovers(
             assert "database" in body["message"]
             assert time.monotonic() - started < 6  # fails fast, does not hang
         error_of(client.get("/readyz"), 503, "ServiceUnavailableError")
+        assert client.get(cached).status_code == 200  # from memory, without the database
         start()
         deadline = time.monotonic() + 30
         while client.get(path).status_code != 200:  # recovers by itself
             assert time.monotonic() < deadline, "service did not recover"
             time.sleep(0.5)
+        assert client.get("/readyz").status_code == 200
+    finally:
+        client.close()
+        server.stop()
+
+
+def _timed(client: httpx.Client, path: str, key: str | None = None) -> tuple[int, float]:
+    started = time.monotonic()
+    response = client.get(path, headers={"x-api-key": key} if key else {})
+    return response.status_code, time.monotonic() - started
+
+
+def test_a_frozen_database_costs_a_request_its_deadline_at_most(private_postgres: Cluster) -> None:
+    url = private_postgres.url
+    build_demo(url)
+    keys = open_key_store(url)
+    key, unseen = keys.create("frozen", rate=0), keys.create("unseen", rate=0)
+    keys.close()
+    wrong = "ekg_" + "x" * 40
+    server = ServerThread(EdukgApp(Settings(db=url))).start()
+    client = httpx.Client(base_url=server.url, timeout=60)
+    cached = f"{BASE}/academic-standards/{NF1}"
+    fresh = f"{BASE}/academic-standards/{demo_case_uuid('ms-math', '3.NF.A.2')}"
+    try:
+        assert _timed(client, cached, key)[0] == _timed(client, cached, key)[0] == 200
+        assert _timed(client, cached, wrong)[0] == 401  # known wrong from now on
+        assert _timed(client, "/healthz", key)[0] == 200  # loads the model, if installed
+        private_postgres.freeze()
+        try:
+            time.sleep(1.5)  # the heartbeat is late within BEAT + LATE
+            times = {
+                "healthz": _timed(client, "/healthz"),
+                "healthz keyed": _timed(client, "/healthz", key),
+                "readyz": _timed(client, "/readyz"),
+                "known wrong key": _timed(client, cached, wrong),
+                "cached answer": _timed(client, cached, key),
+                "uncached answer": _timed(client, fresh, key),
+                "unseen key": _timed(client, cached, unseen),
+            }
+            ready = client.get("/readyz").json()
+        finally:
+            private_postgres.thaw()
+        statuses = {name: status for name, (status, _) in times.items()}
+        assert statuses == {
+            "healthz": 200, "healthz keyed": 200, "readyz": 503, "known wrong key": 401,
+            "cached answer": 200, "uncached answer": 503, "unseen key": 503,
+        }  # fmt: skip
+        slow = {name: round(took, 2) for name, (_, took) in times.items() if took > 3.0}
+        assert slow == {}  # nothing waits past the 2 s deadline
+        needless = ("healthz", "healthz keyed", "readyz", "known wrong key", "cached answer")
+        waited = {name: round(times[name][1], 2) for name in needless if times[name][1] > 1.0}
+        assert waited == {}, "none of these needs the database once it is known frozen"
+        assert ready["details"]["database"] == "not answering"
+        time.sleep(0.5)  # PostgreSQL answers again: the heartbeat hears it at once
+        assert _timed(client, fresh, key)[0] == 200  # the first request after recovery
+        assert _timed(client, cached, unseen)[0] == 200
         assert client.get("/readyz").status_code == 200
     finally:
         client.close()

@@ -18,7 +18,7 @@ def readiness(store: Store, keys: KeyStore, keyed: bool) -> tuple[int, bytes, He
     checks: dict[str, object] = {}
     try:
         info = store.info()
-        checks["database"] = "reachable"
+        checks["database"] = "reachable" if store.answering() else "not answering"
     except StoreUnavailable:
         info = None
         checks["database"] = "unreachable"
@@ -28,11 +28,15 @@ def readiness(store: Store, keys: KeyStore, keyed: bool) -> tuple[int, bytes, He
         verdict = "damaged"
     checks["integrity"] = verdict
     try:
-        keys.verify("readiness-probe")
-        checks["keys"] = "reachable"
+        if checks["database"] == "not answering":  # not ready either way: do not wait on it
+            checks["keys"] = "not checked"
+        else:
+            keys.verify("readiness-probe")
+            checks["keys"] = "reachable"
     except StoreUnavailable:
         checks["keys"] = "unreachable"
     ready = info is not None and checks["keys"] == "reachable" and not verdict.startswith("damaged")
+    ready = ready and checks["database"] == "reachable"
     if not ready:
         raise ServiceUnavailableError("Not ready to serve.", checks)
     body = orjson.dumps(

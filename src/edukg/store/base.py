@@ -211,6 +211,9 @@ class Store(Protocol):
         """What a check of the served data found: "ok", "checking", "not checked" (a
         backend that keeps its own checksums), or "damaged: ..." (for /readyz)."""
 
+    def answering(self) -> bool:
+        """Whether the database answers, known without waiting on it (for /readyz)."""
+
     def by_identifier(self, identifier: str, kind: str) -> Found | None:
         """One record by node identifier."""
 
@@ -241,15 +244,12 @@ class Store(Protocol):
         """Up to `limit` (identifier, record, relevance > 0), most relevant first."""
 
     def candidates(self, query: Search) -> Candidates | None:
-        """The records `query`'s filters admit, with their vectors (its words are ignored).
-
-        None when the loaded version has no complete semantic index (see `edukg index`).
-        """
+        """The records `query`'s filters admit, with their vectors (its words ignored);
+        None when the loaded version has no complete semantic index (`edukg index`)."""
 
     def export_lines(self, relationships: bool, by_ends: bool = False) -> Iterator[bytes]:
-        """The loaded export's node (or relationship) lines as they were read, by
-        identifier; `by_ends`: relationships by label, source, target, then identifier
-        (in code point order, as Python compares strings)."""
+        """The export's node (or relationship) lines as read, by identifier; `by_ends`:
+        by label, source, target, identifier (code point order, as Python compares)."""
 
     def edges(self, identifiers: Sequence[str]) -> list[Edge]:
         """The relationships with these identifiers (those that exist), by identifier."""

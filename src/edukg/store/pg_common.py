@@ -159,9 +159,15 @@ class Connections:
 
 
 def read_info(conn: Any, schema: str) -> DataInfo:
+    """A version's metadata, through a psycopg connection."""
     rows = conn.execute(
         pgsql.SQL("SELECT key, value FROM {}.meta").format(pgsql.Identifier(schema))
     ).fetchall()
+    return info_of(rows)
+
+
+def info_of(rows: Any) -> DataInfo:
+    """A version's metadata from its `meta` table's (key, value) rows."""
     meta = dict(rows)
     return DataInfo(
         data_version=meta["data_version"],

@@ -8,6 +8,12 @@ text, number and list parameters and reads text, bytea and number columns. Here 
 thread keeps its own libpq connection (psycopg's `pq` layer), prepares each statement
 once, and reads results in binary; libpq waits for the server without the interpreter
 lock. Loads, keys' writes and everything else keep using psycopg itself.
+
+Every wait here has a deadline, and a heartbeat on a connection of its own (`_Pulse`)
+tells, without a request waiting, whether PostgreSQL answers: a server that accepts
+connections and never answers (a hung host, a storage stall) costs a request at most
+the deadline, and once the heartbeat is late, nothing that can do without the
+database waits on it (docs/security.md, "A database that does not answer").
 """
 
 from __future__ import annotations
@@ -23,6 +29,8 @@ import psycopg
 from psycopg import pq
 
 _MAX_STATEMENTS = 512  # prepared per connection; past it, all are dropped and remade
+BEAT = 0.25  # seconds between heartbeats
+LATE = 0.5  # seconds a heartbeat may go unanswered before waits that can be skipped are
 
 _TEXT = (25, 1043, 19, 18, 1042)  # text, varchar, name, "char", bpchar
 _DECODERS: dict[int, Callable[[bytes], Any]] = {
@@ -69,6 +77,85 @@ class _Connection:
         self.statements: dict[str, bytes] = {}
 
 
+def _await(pg: pq.abc.PGconn, timeout: float) -> pq.abc.PGresult | None:
+    """The next result of what was sent, waiting in select (which lets other threads
+    run; libpq's own wait would hold the interpreter lock) for at most `timeout` s."""
+    deadline = time.monotonic() + timeout
+    while pg.is_busy():
+        remaining = deadline - time.monotonic()
+        ready = select.select([pg.socket], [], [], remaining)[0] if remaining > 0 else []
+        if not ready:
+            raise Unavailable(f"PostgreSQL did not answer within {timeout:g} s")
+        pg.consume_input()
+    return pg.get_result()
+
+
+class _Pulse:
+    """A heartbeat (`SELECT 1` every BEAT s on a connection of its own): `late` while a
+    beat has gone unanswered for LATE s, `stalled` once one missed the deadline (or a
+    request's statement did) until a beat is answered again: at once when PostgreSQL
+    resumes, since a beat is always waiting on it."""
+
+    def __init__(self, url: str, timeout: int) -> None:
+        self._conninfo = _conninfo(url, timeout)
+        self._timeout = timeout
+        self._sent: float | None = None
+        self.stalled = False
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def late(self) -> bool:
+        """Whether PostgreSQL may not be answering now (a request need not wait to see)."""
+        sent = self._sent
+        return self.stalled or (sent is not None and time.monotonic() - sent > LATE)
+
+    def start(self) -> None:
+        """Beat from now on (once)."""
+        if self._thread is None:
+            with self._lock:
+                if self._thread is None and not self._stop.is_set():
+                    self._thread = threading.Thread(
+                        target=self._beat, name="edukg-pg-pulse", daemon=True
+                    )
+                    self._thread.start()
+
+    def stop(self) -> None:
+        """No more beats; the thread closes its connection as it ends."""
+        self._stop.set()
+
+    def _beat(self) -> None:
+        pg: pq.abc.PGconn | None = None
+        while not self._stop.is_set():
+            sent = self._sent = time.monotonic()
+            try:
+                if pg is None:
+                    pg = _connect(self._conninfo, self._timeout)
+                _ask(pg, self._timeout)
+                self.stalled = False
+            except (Unavailable, psycopg.OperationalError):
+                self.stalled = True
+                if pg is not None:
+                    pg.finish()
+                    pg = None
+            self._sent = None
+            # A beat refused at once waits its turn; one that timed out goes again now.
+            self._stop.wait(max(0.0, BEAT - (time.monotonic() - sent)))
+        if pg is not None:
+            pg.finish()
+
+
+def _ask(pg: pq.abc.PGconn, timeout: float) -> None:
+    """One `SELECT 1` answered within `timeout` s, or Unavailable."""
+    pg.send_query(b"SELECT 1")
+    result = _await(pg, timeout)
+    while _await(pg, timeout) is not None:
+        pass
+    if result is None or result.status != pq.ExecStatus.TUPLES_OK:
+        raise Unavailable("PostgreSQL did not answer the heartbeat")
+
+
 def _connect(conninfo: bytes, timeout: float) -> pq.abc.PGconn:
     """Connect without blocking other threads: libpq's own blocking connect would hold
     the interpreter lock for the whole handshake."""
@@ -110,6 +197,14 @@ class WireReader:
         self._local = threading.local()
         self._all: list[_Connection] = []
         self._lock = threading.Lock()
+        self._pulse = _Pulse(url, timeout)
+
+    @property
+    def quiet(self) -> bool:
+        """Whether PostgreSQL may not be answering: what can do without it should not
+        wait on it (a remembered key, the version last read, /healthz)."""
+        self._pulse.start()
+        return self._pulse.late
 
     @classmethod
     def shared(cls, url: str, timeout: int = 2) -> WireReader:
@@ -138,7 +233,25 @@ class WireReader:
         conn = self._connection()
         name = conn.statements.get(sql) or self._prepare(conn, sql)
         values: Any = [_encode(p) for p in params]  # libpq takes None for NULL
-        return self._rows(conn, conn.pg.exec_prepared(name, values, result_format=1))
+        return self._rows(
+            conn,
+            self._sent(conn, lambda: conn.pg.send_query_prepared(name, values, result_format=1)),
+        )
+
+    def _sent(self, conn: _Connection, send: Callable[[], None]) -> pq.abc.PGresult:
+        """The one result of one statement sent by `send`, within the deadline."""
+        try:
+            send()
+            result = self._next_result(conn)
+            while self._next_result(conn) is not None:  # a statement's results end in None
+                pass
+        except psycopg.OperationalError as exc:
+            self._drop(conn)
+            raise Unavailable(str(exc)) from None
+        if result is None:
+            self._drop(conn)
+            raise Unavailable("the connection to PostgreSQL broke")
+        return result
 
     def query_also(
         self, first: str, sql: str, params: Sequence[Any]
@@ -171,16 +284,13 @@ class WireReader:
         return self._rows(conn, first_result), self._rows(conn, second_result)
 
     def _next_result(self, conn: _Connection) -> pq.abc.PGresult | None:
-        """The next result, waiting in select (which lets other threads run; libpq's own
-        wait here would hold the interpreter lock)."""
-        pg = conn.pg
-        while pg.is_busy():
-            ready, _, _ = select.select([pg.socket], [], [], self._timeout)
-            if not ready:
-                self._drop(conn)
-                raise Unavailable("PostgreSQL did not answer in time")
-            pg.consume_input()
-        return pg.get_result()
+        """The next result, within the deadline (past it, the connection is dropped)."""
+        try:
+            return _await(conn.pg, self._timeout)
+        except Unavailable:
+            self._drop(conn)
+            self._pulse.stalled = True  # until a heartbeat is answered
+            raise
 
     def _rows(self, conn: _Connection, result: pq.abc.PGresult) -> list[tuple[Any, ...]]:
         status = result.status
@@ -192,12 +302,19 @@ class WireReader:
         raise AssertionError("unreachable")  # pragma: no cover - _failed always raises
 
     def _connection(self) -> _Connection:
+        self._pulse.start()
+        if self._pulse.stalled:  # fail now rather than each request waiting the deadline
+            raise Unavailable("PostgreSQL is not answering (a heartbeat went unanswered)")
         conn: _Connection | None = getattr(self._local, "conn", None)
         if conn is not None and conn.pg.status == pq.ConnStatus.OK:
             return conn
         if conn is not None:
             self._drop(conn)
-        conn = _Connection(self._url, self._timeout)
+        try:
+            conn = _Connection(self._url, self._timeout)
+        except Unavailable:
+            self._pulse.stalled = True  # refused or timed out: until a heartbeat is answered
+            raise
         with self._lock:
             self._all.append(conn)
         self._local.conn = conn
@@ -205,10 +322,10 @@ class WireReader:
 
     def _prepare(self, conn: _Connection, sql: str) -> bytes:
         if len(conn.statements) >= _MAX_STATEMENTS:
-            conn.pg.exec_(b"DEALLOCATE ALL")
+            self._sent(conn, lambda: conn.pg.send_query(b"DEALLOCATE ALL"))
             conn.statements.clear()
         name = b"edukg_%d" % len(conn.statements)
-        result = conn.pg.prepare(name, _numbered(sql).encode())
+        result = self._sent(conn, lambda: conn.pg.send_prepare(name, _numbered(sql).encode()))
         if result.status != pq.ExecStatus.COMMAND_OK:
             self._failed(conn, result)
         conn.statements[sql] = name
@@ -231,7 +348,8 @@ class WireReader:
             self._local.conn = None
 
     def close(self) -> None:
-        """Close every thread's connection."""
+        """Close every thread's connection, and stop the heartbeat."""
+        self._pulse.stop()
         with self._lock:
             conns, self._all = self._all, []
         for conn in conns:

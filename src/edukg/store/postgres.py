@@ -38,7 +38,7 @@ from edukg.store.base import (
     Search,
     StoreUnavailable,
 )
-from edukg.store.pg_common import WAIT, Connections, pool, read_info
+from edukg.store.pg_common import WAIT, Connections, info_of, pool
 from edukg.store.pg_wire import REVISION_SQL, QueryError, Unavailable, WireReader
 
 _CANDIDATE_BYTES = 128 * 1024 * 1024  # vectors of recent search filters kept per process
@@ -78,21 +78,28 @@ class PostgresStore(Connections):
         now = time.monotonic()
         if not force and now - self._checked < self._refresh:
             return self._schema
+        if self._schema is not None and self._wire.quiet:
+            return self._schema  # PostgreSQL may be frozen: the version last read, at once
         try:
-            with self._connection() as conn:
-                try:
-                    row = conn.execute(*self._pointer).fetchone()
-                except psycopg.errors.UndefinedTable:
-                    row = None
-                schema = row[0] if row else None
-                if schema != self._schema:
-                    self._info = read_info(conn, schema) if schema else None
-                    self._schema = schema
-        except (psycopg.OperationalError, PoolTimeout) as exc:
+            try:
+                row = self._wire.query(*self._pointer)
+            except QueryError as exc:
+                if exc.sqlstate != "42P01":  # no such table: nothing loaded yet
+                    raise
+                row = []
+            schema = row[0][0] if row else None
+            if schema != self._schema:
+                self._info = self._info_of(schema) if schema else None
+                self._schema = schema
+        except Unavailable as exc:
             self._checked = -float("inf")
             raise StoreUnavailable(str(exc)) from None
         self._checked = now
         return self._schema
+
+    def _info_of(self, schema: str) -> DataInfo:
+        quoted = '"' + schema.replace('"', '""') + '"'
+        return info_of(self._wire.query(f"SELECT key, value FROM {quoted}.meta", []))
 
     def _query(self, sql: str, params: Iterable[Any]) -> list[tuple[Any, ...]]:
         # Only info() looks for a new version (a request calls it first), so every read of
@@ -137,6 +144,10 @@ class PostgresStore(Connections):
     def integrity(self) -> str:
         """PostgreSQL checks its own pages (data checksums, where the cluster has them)."""
         return "not checked"
+
+    def answering(self) -> bool:
+        """Whether PostgreSQL answers its heartbeat (pg_wire): known without waiting."""
+        return not self._wire.quiet
 
     def by_identifier(self, identifier: str, kind: str) -> Found | None:
         """One record by node identifier."""
@@ -248,6 +259,8 @@ class PostgresStore(Connections):
         now = time.monotonic()
         if self._semantic is not None and now - self._semantic[1] < self._refresh:
             return False  # looked recently (for another version or none): not yet
+        if self._wire.quiet:
+            return False  # not known to be ready, and PostgreSQL may be frozen: words
         ready = bool(self._query("SELECT 1 FROM {p}meta WHERE key = 'vectors'", ()))
         self._semantic = (schema, now) if ready else ("", now)
         return ready

@@ -17,8 +17,9 @@ from typing import Any
 import psycopg
 from psycopg import sql as pgsql
 
-from edukg.store.base import DATA_VERSION, Release, ReleaseError
-from edukg.store.pg_common import LOAD_LOCK, LazyPool, ensure_meta, read_info
+from edukg.store.base import DATA_VERSION, Release, ReleaseError, StoreUnavailable
+from edukg.store.pg_common import LOAD_LOCK, WAIT, LazyPool, ensure_meta, read_info
+from edukg.store.pg_wire import QueryError, Unavailable, WireReader
 from edukg.store.postgres import PostgresStore
 from edukg.store.postgres_changes import PostgresChanges
 
@@ -46,24 +47,31 @@ class PostgresReleases:
         self._known: tuple[float, dict[str, str], str | None] = (-float("inf"), {}, None)
         self._lock = threading.Lock()
         self._pool = LazyPool(url)
+        self._wire = WireReader.shared(url, WAIT)
+        self._released = False
 
     def _connect(self) -> contextlib.AbstractContextManager[psycopg.Connection[Any]]:
         return self._pool.connection()
 
     def _rows(self, within: float) -> tuple[dict[str, str], str | None]:
-        """Release -> schema, and the current schema, as read at most `within` s ago."""
+        """Release -> schema, and the current schema, as read at most `within` s ago (or
+        last read, while PostgreSQL may be frozen: pinned requests do not wait on it)."""
         checked, rows, current = self._known
-        if time.monotonic() - checked < within:
+        now = time.monotonic()
+        if now - checked < within or (checked > -float("inf") and self._wire.quiet):
             return rows, current
-        with self._connect() as conn:
-            try:
-                rows = dict(
-                    conn.execute("SELECT data_version, schema_name FROM edukg.releases").fetchall()
-                )
-                row = conn.execute("SELECT schema_name FROM edukg.current WHERE id = 1").fetchone()
-            except psycopg.errors.UndefinedTable:  # nothing loaded (or loaded before releases)
+        try:
+            rows = dict(
+                self._wire.query("SELECT data_version, schema_name FROM edukg.releases", ())
+            )
+            pointer = self._wire.query("SELECT schema_name FROM edukg.current WHERE id = 1", ())
+        except QueryError as exc:
+            if exc.sqlstate == "42P01":  # nothing loaded (or loaded before releases)
                 return {}, None
-        self._known = (time.monotonic(), rows, row[0] if row else None)
+            raise
+        except Unavailable as exc:
+            raise StoreUnavailable(str(exc)) from None
+        self._known = (time.monotonic(), rows, pointer[0][0] if pointer else None)
         return self._known[1], self._known[2]
 
     def list(self, sizes: bool = False) -> list[Release]:
@@ -182,3 +190,6 @@ class PostgresReleases:
             store.close()
         self._stores.clear()
         self._pool.close()
+        if not self._released:
+            self._released = True
+            self._wire.release()

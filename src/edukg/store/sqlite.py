@@ -129,6 +129,10 @@ class SqliteStore:
         """The quick check's verdict on the file being served."""
         return "not checked" if self._stamp is None else self._checks.get(self._stamp, "checking")
 
+    def answering(self) -> bool:
+        """A file answers (or fails) at once: there is no server to wait on."""
+        return True
+
     def info(self) -> DataInfo | None:
         """The loaded version, or None when nothing is loaded; switches to a new load."""
         self._connection(refresh=True)
