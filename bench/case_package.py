@@ -4,7 +4,7 @@
 
 Loads the export (the full-scale generated one by default) unless the database exists,
 finds the framework with the most items, serves it with one worker (CASE paths public,
-response cache off) and fetches `/ims/case/v1p1/CFPackages/{id}` `--rounds` times,
+response cache and CASE answer cache off) and fetches `/ims/case/v1p1/CFPackages/{id}` `--rounds` times,
 streaming the body. Prints medians and the worker's memory once it has settled (its
 startup check of the file done) and after the requests: peak resident (VmHWM, which
 counts file pages SQLite maps in) and its own memory (RssAnon). Linux only (reads /proc).
@@ -87,7 +87,16 @@ def main() -> None:
         subprocess.run([*edukg, "load", args.export, "--db", args.db, "--no-index"], check=True)
     case_uuid, items = _largest(args.db)
     port = free_port()
-    options = ["--port", str(port), "--case-public", "--no-access-log", "--response-cache-mb", "0"]
+    options = [
+        "--port",
+        str(port),
+        "--case-public",
+        "--no-access-log",
+        "--response-cache-mb",
+        "0",
+        "--case-cache-mb",
+        "0",
+    ]  # fmt: skip: every round builds the package
     server = subprocess.Popen([*edukg, "serve", "--db", args.db, *options])
     try:
         wait_port(port)

@@ -385,6 +385,24 @@ def test_packages_alone_onto_served_data_need_replace(tmp_path: Path, fresh_db: 
     assert _content_id(fresh_db) != before
 
 
+def test_a_package_over_the_limit_is_refused_in_one_line(tmp_path: Path) -> None:
+    fresh_db = str(tmp_path / "limit.db")
+    items = [item(n, f"AL.{n}", "Add and subtract within 20 " * 20) for n in range(1, 1800)]
+    big = write(tmp_path / "big.json", package(items, [assoc(1, "isChildOf", _uuid(1), DOC)]))
+    assert 1 << 20 < big.stat().st_size < 2 << 20
+    command = [sys.executable, "-m", "edukg.cli", "load", str(big), "--db", fresh_db,
+               "--no-index", "--data-version", "1.0.0"]  # fmt: skip
+    refused = subprocess.run([*command, "--max-package-mb", "1"], check=False,
+                             capture_output=True, text=True, timeout=300)  # fmt: skip
+    said = refused.stdout + refused.stderr
+    assert refused.returncode == 1 and "Traceback" not in said
+    assert "over the CASE package limit of 1 MiB" in said and "--max-package-mb" in said
+    assert not Path(fresh_db).exists()  # nothing was made
+    done = subprocess.run([*command, "--max-package-mb", "2"], check=False,
+                          capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
 class _Handler(http.server.BaseHTTPRequestHandler):
     routes: ClassVar[dict[str, tuple[int, str, bytes]]] = {}
 

@@ -25,6 +25,9 @@ def normalize_base_path(base_path: str) -> str:
 # (README, "Scale out"); the burst applies only where a rate does.
 DEFAULT_RATE = 0.0  # requests per second per key, sustained; 0: no limit
 DEFAULT_BURST = 40  # requests per key at once
+# Keyless CASE clients (serve --case-public), per address: an importer's pace, not a flood.
+DEFAULT_CASE_PUBLIC_RATE = 2.0
+DEFAULT_CASE_PUBLIC_BURST = 20
 
 
 @dataclass(frozen=True)
@@ -34,7 +37,8 @@ class Settings:
     Each field has a flag of `edukg serve` and an environment variable (which is how
     `serve` hands them to its worker processes): EDUKG_DB, EDUKG_BASE_PATH,
     EDUKG_READ_DB, EDUKG_REDIS, EDUKG_RATE, EDUKG_BURST, EDUKG_REFRESH, EDUKG_ACCESS_LOG, EDUKG_CACHE_MAX_AGE,
-    EDUKG_RESPONSE_CACHE_MB, EDUKG_PUBLIC_URL, EDUKG_CASE_PUBLIC, EDUKG_ALLOWED_ORIGINS.
+    EDUKG_RESPONSE_CACHE_MB, EDUKG_PUBLIC_URL, EDUKG_CASE_PUBLIC, EDUKG_CASE_PUBLIC_RATE,
+    EDUKG_CASE_PUBLIC_BURST, EDUKG_CASE_CACHE_MB, EDUKG_ALLOWED_ORIGINS.
     """
 
     db: str = DEFAULT_DB
@@ -52,6 +56,10 @@ class Settings:
     io_threads: int = 4  # threads for requests that wait on PostgreSQL or Redis
     public_url: str = "http://127.0.0.1:8000"  # where clients reach this server (CASE URIs)
     case_public: bool = False  # the CASE paths readable without a key
+    # Keyless CASE requests, per client address (a package costs 5): 0 turns it off
+    case_public_rate: float = DEFAULT_CASE_PUBLIC_RATE
+    case_public_burst: int = DEFAULT_CASE_PUBLIC_BURST
+    case_cache_mb: int = 128  # finished CASE answers (packages) kept per process; 0: none
     # Browser origins /mcp answers besides loopback and the public URL's own (DNS rebinding)
     allowed_origins: tuple[str, ...] = ()
 
@@ -75,6 +83,9 @@ class Settings:
             io_threads=int(env.get("EDUKG_IO_THREADS", 4)),
             public_url=env.get("EDUKG_PUBLIC_URL", "http://127.0.0.1:8000").rstrip("/"),
             case_public=env.get("EDUKG_CASE_PUBLIC", "0") == "1",
+            case_public_rate=float(env.get("EDUKG_CASE_PUBLIC_RATE", DEFAULT_CASE_PUBLIC_RATE)),
+            case_public_burst=int(env.get("EDUKG_CASE_PUBLIC_BURST", DEFAULT_CASE_PUBLIC_BURST)),
+            case_cache_mb=int(env.get("EDUKG_CASE_CACHE_MB", 128)),
             allowed_origins=tuple(
                 o.strip().rstrip("/")
                 for o in env.get("EDUKG_ALLOWED_ORIGINS", "").split(",")

@@ -48,7 +48,29 @@ class Access:
             raise AuthenticationError("Invalid or revoked API key.")
         return owner
 
-    def limit(self, principal: Principal, extra: Headers, cost: int = 1) -> None:
+    def limit_keyless(self, scope: Scope, extra: Headers, cost: int = 1) -> None:
+        """A keyless CASE request (serve --case-public): the limit of its client address,
+        apart from every key's (serve --case-public-rate)."""
+        client = scope.get("client")
+        address = str(client[0]) if client else "unknown"
+        settings = self.settings
+        anonymous = Principal(f"case-public:{address}", settings.case_public_rate,
+                              settings.case_public_burst)  # fmt: skip
+        self.limit(anonymous, extra, cost, f"keyless CASE requests from {address}")
+
+    def has_key(self, scope: Scope) -> bool:
+        """Whether the request names a key at all (valid or not)."""
+        for name, value in scope["headers"]:
+            if name == b"x-api-key" or (
+                name == b"authorization" and value[:7].lower() == b"bearer "
+            ):
+                return True
+        return False
+
+    def limit(
+        self, principal: Principal, extra: Headers, cost: int = 1, label: str | None = None
+    ) -> None:
+        """Take `cost` tokens from the principal's bucket; RateLimitError when it is empty."""
         rate, burst = self._rate_of(principal)
         if rate <= 0:
             return  # an unlimited key (e.g. for benchmarks)
@@ -63,7 +85,8 @@ class Access:
         if not decision.allowed:
             extra.append((b"retry-after", str(decision.retry_after).encode()))
             raise RateLimitError(
-                f"Rate limit exceeded for key {principal.name!r} ({rate:g} requests per second, "
+                f"Rate limit exceeded for {label or f'key {principal.name!r}'} ({rate:g}"
+                " requests per second, "
                 f"bursts of {burst}). Retry after {decision.retry_after} s.",
                 {"retryAfter": decision.retry_after},
             )

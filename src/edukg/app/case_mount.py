@@ -1,12 +1,19 @@
 """The CASE provider's HTTP side: `/ims/case/v1p1/...` and `/ims/case/v1p0/...`.
 
-Same keys (x-api-key or Bearer; none with `--case-public`), rate limits, ETags and 304 as
-the REST API; packages count as expensive work (the bounded pool); errors are
-`imsx_StatusInfo` bodies. Bodies go out in pieces, as the provider built them.
+Same keys (x-api-key or Bearer), rate limits, ETags and 304 as the REST API; packages
+count as expensive work (the bounded pool); errors are `imsx_StatusInfo` bodies.
+
+With `--case-public`, a request without a key is limited by its client address (not by
+any key's bucket) and builds on a pool of its own, half the size of the keyed one, so
+anonymous importers cannot take what keyed clients need. Every answer is built once per
+release and kept (`--case-cache-mb`); requests for an answer being built wait for that
+one build rather than each making their own, so memory does not grow with them.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -23,6 +30,7 @@ from edukg.model.errors import (
     RateLimitError,
     ServiceUnavailableError,
 )
+from edukg.model.lru import ByteLru
 from edukg.services import graph as service
 from edukg.store.base import StoreUnavailable
 
@@ -51,6 +59,28 @@ class CaseEndpoint:
     def __init__(self, app: Any, log: Log) -> None:
         self.app = app
         self._log = log
+        settings = app.settings
+        self.keyless_work = WorkPool(
+            max(1, settings.work_threads // 2), max(1, settings.work_waiting // 2)
+        )
+        self.answers: ByteLru[bytes, bytes] = ByteLru(
+            settings.case_cache_mb * 1024 * 1024, len, keep_last=False
+        )
+        self._building: dict[bytes, asyncio.Future[bytes]] = {}
+        self.builds = 0
+
+    def status(self) -> dict[str, object]:
+        """Figures for the keyed /healthz details."""
+        kept = self.answers
+        return {
+            "answersKept": {"entries": len(kept), "bytes": kept.bytes, "maxBytes": kept.max_bytes},
+            "builds": self.builds,
+            "keylessWork": self.keyless_work.status(),
+        }
+
+    def close(self) -> None:
+        """Stop the keyless pool's threads."""
+        self.keyless_work.close()
 
     async def __call__(
         self,
@@ -75,13 +105,12 @@ class CaseEndpoint:
         await send({"type": "http.response.start", "status": status, "headers": headers})
         if scope["method"] == "HEAD" or status == 304:
             pieces = []
-        body = b""
-        for piece in pieces:  # a few large messages rather than thousands of small ones
-            body += piece
-            if len(body) >= _CHUNK:
-                await send({"type": "http.response.body", "body": body, "more_body": True})
-                body = b""
-        await send({"type": "http.response.body", "body": body})
+        body = b"".join(pieces)
+        for start in range(0, len(body) - _CHUNK, _CHUNK):  # a few large messages
+            piece = body[start : start + _CHUNK]
+            await send({"type": "http.response.body", "body": piece, "more_body": True})
+        last = body[(max(0, len(body) - 1) // _CHUNK) * _CHUNK :]
+        await send({"type": "http.response.body", "body": last})
 
     async def _answer(
         self, scope: Scope, extra: Headers, who: list[str]
@@ -94,8 +123,10 @@ class CaseEndpoint:
                 extra.append((b"allow", b"GET, HEAD"))
                 raise CaseError(405, "forbidden", f"{scope['method']} is not allowed: read-only.")
             request = CaseRequest(request.collection, request.sourced_id, query_of(scope))
-            cost = SEARCH_COST if request.collection in EXPENSIVE else 1
-            info = await self._run(app.io, lambda: self._admit(scope, extra, who, cost))
+            expensive = request.collection in EXPENSIVE
+            cost = SEARCH_COST if expensive else 1
+            keyed = not app.settings.case_public or app.access.has_key(scope)
+            info = await self._run(app.io, lambda: self._admit(scope, extra, who, cost, keyed))
             place = Place(app.settings.public_url, version, info.loaded_at)
             values = {"id": request.sourced_id, "query": request.query}
             tag = caching.etag(f"{info.data_version}/{info.content_id}",
@@ -109,12 +140,12 @@ class CaseEndpoint:
             matched = condition is not None and caching.matches(condition, tag)
             if matched and condition is not None and condition.strip() != b"*":
                 return 304, [], [h for h in headers if h[0] != b"content-type"]
-            pool = app.work if request.collection in EXPENSIVE else app.io
+            pool = (app.work if keyed else self.keyless_work) if expensive else app.io
             store = store_of(scope, app.store)
-            pieces = await self._run(pool, lambda: answer(store, place, request))
+            body = await self._built(tag, pool, lambda: b"".join(answer(store, place, request)))
             if matched:
                 return 304, [], [h for h in headers if h[0] != b"content-type"]
-            return 200, pieces, headers
+            return 200, [body], headers
         except CaseError:
             raise
         except Busy as exc:
@@ -133,20 +164,56 @@ class CaseEndpoint:
                 exc.message,
             ) from None
 
-    def _admit(self, scope: Scope, extra: Headers, who: list[str], cost: int) -> Any:
-        """The key (unless the CASE paths are public) and its rate limit; the data's info."""
+    def _admit(self, scope: Scope, extra: Headers, who: list[str], cost: int, keyed: bool) -> Any:
+        """The key and its rate limit (or, keyless, the address's); the data's info."""
         access = self.app.access
-        if not self.app.settings.case_public:
+        if keyed:
             principal = access.authenticate(scope)
             who.append(principal.name)
             access.limit(principal, extra, cost)
             access.confirm()
+        else:
+            access.limit_keyless(scope, extra, cost)
         return service.loaded(store_of(scope, self.app.store))
+
+    async def _built(self, tag: bytes, pool: WorkPool | None, build: Callable[[], bytes]) -> bytes:
+        """The answer under `tag`: kept, being built (then awaited), or built here."""
+        while True:
+            kept = self.answers.get(tag)
+            if kept is not None:
+                return kept
+            building = self._building.get(tag)
+            if building is None:
+                break
+            with contextlib.suppress(_Abandoned):
+                return await asyncio.shield(building)
+        future: asyncio.Future[bytes] = asyncio.get_running_loop().create_future()
+        self._building[tag] = future
+        self.builds += 1
+        try:
+            body: bytes = await self._run(pool, build)
+        except Exception as exc:
+            future.set_exception(exc)
+            future.exception()  # retrieved: waiters may be none
+            raise
+        except BaseException:
+            future.set_exception(_Abandoned())  # the builder went away: a waiter builds
+            future.exception()
+            raise
+        finally:
+            del self._building[tag]
+        self.answers.put(tag, body)
+        future.set_result(body)
+        return body
 
     @staticmethod
     async def _run(pool: WorkPool | None, work: Callable[[], Any]) -> Any:
         """Inline on SQLite (microseconds); off the event loop when a pool is given."""
         return work() if pool is None else await pool.run(work)
+
+
+class _Abandoned(Exception):
+    """The request building an answer was cancelled before it was done."""
 
 
 _JSON = (b"content-type", b"application/json")

@@ -269,7 +269,8 @@ class EdukgApp:
         router.fixed("/docs/", docs_page)
         router.prefix(EXPLORER_PATH, lambda scope: self.explorer.respond(scope["path"]))
         router.mount(MCP_PATH, McpEndpoint(self, self._mcp_app))
-        router.mount(CASE_PATH, CaseEndpoint(self, self._log), subtree=True)
+        self.case = CaseEndpoint(self, self._log)
+        router.mount(CASE_PATH, self.case, subtree=True)
         return router
 
     def _respond(
@@ -433,6 +434,7 @@ class EdukgApp:
                 "rateLimiter": self.limiter.status(),
                 "responseCache": self.responses.status(),
                 "expensiveWork": self.work.status(),
+                "caseProvider": self.case.status(),
                 "search": searching.search_mode(store),
                 # Aligning a text and similar standards rank as search does.
                 "alignment": {"ranking": _ALIGNMENT[searching.search_ranking(store)]},
@@ -461,6 +463,7 @@ class EdukgApp:
                 gc.unfreeze()
                 await self._lifespan_stack.aclose()
                 self.work.close()
+                self.case.close()
                 if self.io is not None:
                     self.io.close()
                 self.store.close()

@@ -54,6 +54,9 @@ def _decide(tokens: float, allowed: bool, rate: float, burst: int, cost: int = 1
     return Decision(allowed, burst, max(0, int(tokens)), reset, retry)
 
 
+_MAX_BUCKETS = 65_536  # per process
+
+
 class MemoryLimiter:
     """Buckets in this process only: with several workers, each has its own."""
 
@@ -65,7 +68,12 @@ class MemoryLimiter:
         """Take `cost` tokens."""
         now = time.monotonic()
         with self._lock:
-            tokens, stamp = self._buckets.get(key, (float(burst), now))
+            known = self._buckets.get(key)
+            if known is None and len(self._buckets) >= _MAX_BUCKETS:
+                # Keyless clients have a bucket per address: the oldest made goes first
+                # (its client starts again with a full bucket), so memory stays bounded.
+                del self._buckets[next(iter(self._buckets))]
+            tokens, stamp = known or (float(burst), now)
             tokens = min(float(burst), tokens + (now - stamp) * rate)
             allowed = tokens >= cost
             if allowed:

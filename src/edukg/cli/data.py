@@ -96,6 +96,8 @@ def cmd_load(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     if args.max_download is not None:
         os.environ["EDUKG_MAX_DOWNLOAD_MB"] = str(max(1, args.max_download))
+    if args.max_package_mb is not None:
+        os.environ["EDUKG_MAX_PACKAGE_MB"] = str(max(1, args.max_package_mb))
     missing = missing_database(args.db) if is_postgres(args.db) else None
     if missing is not None:  # a SQLite file is made by the load; a database is not
         say(f"{missing}; nothing was loaded")

@@ -54,8 +54,13 @@ def parser() -> argparse.ArgumentParser:
     )  # fmt: skip
     c.add_argument(
         "--max-download", type=int, default=None, metavar="MIB",
-        help="stop a download from a URL beyond this many MiB (default 16384; CASE paths"
-        " 512)",
+        help="stop a download from a URL beyond this many MiB (default 16384; CASE paths:"
+        " the package limit)",
+    )  # fmt: skip
+    c.add_argument(
+        "--max-package-mb", type=int, default=None, metavar="MIB",
+        help="the largest CASE package to read (default 128); a load needs about 8 times"
+        " a package's size in memory",
     )  # fmt: skip
     c.add_argument(
         "--keep", type=int, default=None, metavar="N",
@@ -296,6 +301,20 @@ def _server_options(cmd: argparse.ArgumentParser) -> argparse.ArgumentParser:
     cmd.add_argument(
         "--case-public", action="store_true",
         help="serve the CASE paths (/ims/case/...) without a key, as most CASE providers do",
+    )  # fmt: skip
+    cmd.add_argument(
+        "--case-public-rate", type=float, default=None, metavar="RATE",
+        help="with --case-public: requests per second each client address may make without"
+        " a key (a package costs 5; 0: no limit; default 2)",
+    )  # fmt: skip
+    cmd.add_argument(
+        "--case-public-burst", type=int, default=None, metavar="N",
+        help="with --case-public: the burst a keyless address may make at once (default 20)",
+    )  # fmt: skip
+    cmd.add_argument(
+        "--case-cache-mb", type=int, default=None, metavar="MB",
+        help="finished CASE answers (packages) kept per worker, built once per release"
+        " (default 128; 0: none)",
     )  # fmt: skip
     cmd.add_argument(
         "--refresh", type=float, default=None,

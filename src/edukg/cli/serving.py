@@ -50,6 +50,9 @@ def _serve(args: argparse.Namespace, workers: int, sock: socket.socket | None = 
         ("EDUKG_RESPONSE_CACHE_MB", args.response_cache_mb),
         ("EDUKG_HEADER_TIMEOUT", args.header_timeout),
         ("EDUKG_MAX_CONNECTIONS", args.max_connections),
+        ("EDUKG_CASE_PUBLIC_RATE", args.case_public_rate),
+        ("EDUKG_CASE_PUBLIC_BURST", args.case_public_burst),
+        ("EDUKG_CASE_CACHE_MB", args.case_cache_mb),
     ):
         if value is not None:
             os.environ[name] = str(value)

@@ -124,7 +124,11 @@ class CaseImport:
                 self._ids[obj["identifier"]] = self._identifier_of(obj)
         # Mapped before any export line passes: which of those give way is known then.
         now = datetime.now(UTC)
-        self._records = [(p.name, self._mapped(p, now)) for p in self.packages]
+        for package in self.packages:
+            self._records.append((package.name, self._mapped(package, now)))
+            # Mapped to lines: the parsed objects go now, not at the end of the load (a
+            # large package's objects weigh many times its bytes; docs/data.md, "CASE").
+            package.items, package.associations = [], []
 
     def _identifier_of(self, obj: dict[str, Any]) -> str:
         known = self.export.by_case.get(obj["identifier"])
@@ -160,7 +164,7 @@ class CaseImport:
             problems=list(package.problems),
         )
         self.outcomes.append(outcome)
-        records = [self._node(package.document, "StandardsFramework", framework)]
+        records = [_line(self._node(package.document, "StandardsFramework", framework))]
         previous = self._revised(package, outcome)
         refused: set[str] = set()
         for i, item in enumerate(package.items):
@@ -171,7 +175,7 @@ class CaseImport:
                     refused.add(item["identifier"])
                 continue
             props = item_properties(item, framework)
-            records.append(self._node(item, "StandardsFrameworkItem", props))
+            records.append(_line(self._node(item, "StandardsFrameworkItem", props)))
             if item["identifier"] in self.export.by_case:
                 outcome.changed += self._differs(item["identifier"], props)
             else:
@@ -188,9 +192,9 @@ class CaseImport:
             if source is None or target is None:
                 outcome.problems.append(f"$.CFAssociations[{i}]: an end without an identifier")
                 continue
-            records.append(association_relationship(assoc, source, target))
+            records.append(_line(association_relationship(assoc, source, target)))
             outcome.associations += 1
-        return [orjson.dumps(r) for r in records]
+        return records
 
     def _foreign(self, item: dict[str, Any], package: Package, own: set[str]) -> str | None:
         """Why an item may not be loaded, or None: its identifier is the package's own
@@ -251,6 +255,13 @@ class CaseImport:
                 ):
                     continue
             yield number, line
+
+
+def _line(record: dict[str, Any]) -> bytes:
+    """A record as one export line, in bytes of its own size: what `orjson.dumps` returns
+    keeps the 4 KiB or more it was built in, which for a package's every record held
+    would weigh several times the package (docs/benchmarks.md)."""
+    return bytes(memoryview(orjson.dumps(record)))
 
 
 def _ends(assoc: dict[str, Any]) -> set[str]:

@@ -9,6 +9,7 @@ CFDocument or no CFItem (docs/data.md, "CASE").
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -18,7 +19,10 @@ import orjson
 from edukg.ingest.errors import LoadError
 from edukg.model.vocabulary import UUID_PATTERN
 
-MAX_PACKAGE_BYTES = 512 << 20  # the largest state frameworks are a few tens of MiB
+# A package is parsed whole: a load needs about 8 times its size in memory (measured in
+# bench/case_load_memory.py), so the limit is what a small machine affords. The largest
+# state frameworks are a few tens of MiB; `load --max-package-mb` moves it.
+MAX_PACKAGE_MB = 128
 
 _DOCUMENT_KEYS = frozenset(
     [
@@ -136,6 +140,12 @@ class Package:
         return link
 
 
+def package_limit() -> int:
+    """The largest CASE package a load reads, in bytes (EDUKG_MAX_PACKAGE_MB)."""
+    given = os.environ.get("EDUKG_MAX_PACKAGE_MB")
+    return (int(given) if given else MAX_PACKAGE_MB) << 20
+
+
 def looks_like_package(path: Path) -> bool:
     """Whether a file is a CASE package rather than an export file, told by its content.
 
@@ -158,20 +168,28 @@ def looks_like_package(path: Path) -> bool:
 
 def read_package(path: Path, name: str) -> Package:
     """The package in `path`; a LoadError when it is not one at all."""
-    size = path.stat().st_size
-    if size > MAX_PACKAGE_BYTES:
-        raise LoadError(f"{name}: {size:,} bytes is over the CASE package limit")
-    raw = path.read_bytes()
-    if raw.lstrip()[:1] == b"<":
-        raise LoadError(f"{name}: an HTML page, not a CASE package or an export file")
-    try:
-        body = orjson.loads(raw)
-    except orjson.JSONDecodeError as exc:
-        raise LoadError(f"{name}: not valid JSON ({exc})") from None
+    size, limit = path.stat().st_size, package_limit()
+    if size > limit:
+        raise LoadError(
+            f"{name}: {size / (1 << 20):,.0f} MiB is over the CASE package limit of"
+            f" {limit >> 20:,} MiB (a load needs about 8 times a package's size in memory;"
+            " edukg load --max-package-mb raises it); nothing was changed"
+        )
+    body = _parsed(path, name)
     if not isinstance(body, dict):
         raise LoadError(f"{name}: a CASE package is one JSON object")
     _refuse_error_body(body, name)
     return _package(body, name)
+
+
+def _parsed(path: Path, name: str) -> Any:
+    raw = path.read_bytes()
+    if raw.lstrip()[:1] == b"<":
+        raise LoadError(f"{name}: an HTML page, not a CASE package or an export file")
+    try:
+        return orjson.loads(raw)  # the bytes go as this returns, before the objects grow
+    except orjson.JSONDecodeError as exc:
+        raise LoadError(f"{name}: not valid JSON ({exc})") from None
 
 
 def _refuse_error_body(body: dict[str, Any], name: str) -> None:
@@ -252,18 +270,21 @@ def _objects(
 def _clean(
     raw: dict[str, Any], where: str, known: frozenset[str], problems: list[str]
 ) -> dict[str, Any]:
-    """Known keys only; numbers where text belongs made text; identifiers lower case."""
-    out: dict[str, Any] = {}
-    for key, given in raw.items():
+    """Known keys only; numbers where text belongs made text; identifiers lower case.
+    In place: a large package is not held twice."""
+    for key, given in list(raw.items()):
+        value = None
         if key not in known:
             problems.append(f"{where}.{key}: unknown key, ignored")
-            continue
-        value = _value(key, given, where, problems)
-        if value is not None:
-            out[key] = value
-    if isinstance(out.get("identifier"), str):
-        out["identifier"] = out["identifier"].strip().lower()
-    return out
+        else:
+            value = _value(key, given, where, problems)
+        if value is None:
+            del raw[key]
+        elif value is not given:
+            raw[key] = value
+    if isinstance(raw.get("identifier"), str):
+        raw["identifier"] = raw["identifier"].strip().lower()
+    return raw
 
 
 def _value(key: str, value: Any, where: str, problems: list[str]) -> Any:

@@ -18,6 +18,7 @@ from urllib.parse import urlparse
 import httpx
 import orjson
 
+from edukg.ingest.case_package import package_limit
 from edukg.ingest.errors import LoadError
 
 NODE_FILES = ("nodes.jsonl", "nodes.jsonl.gz")
@@ -73,9 +74,8 @@ def resolve(sources: list[str], workdir: Path, progress: Progress | None = None)
     return found
 
 
-# Downloads stop here: a CASE package is at most tens of MiB, an export a few GiB
-# (EDUKG_MAX_DOWNLOAD_MB, or `load --max-download`, moves the second).
-MAX_CASE_DOWNLOAD = 512 << 20
+# Downloads stop here: a CASE path at the package limit (case_package.package_limit), an
+# export at a few GiB (EDUKG_MAX_DOWNLOAD_MB, or `load --max-download`, moves it).
 MAX_DOWNLOAD = 16 << 30
 # A source slower than this on average, once the grace has passed, is given up: a
 # trickle of bytes would otherwise hold a load open for ever (each read is in time).
@@ -88,7 +88,7 @@ def download(url: str, workdir: Path, progress: Progress | None = None) -> Path:
     """Stream `url` to a file in `workdir`, up to a size limit, as fast as a minimum rate,
     and never filling the disk."""
     name = Path(urlparse(url).path).name or "download"
-    limit = MAX_CASE_DOWNLOAD if "/ims/case/" in url else _download_limit()
+    limit = package_limit() if "/ims/case/" in url else _download_limit()
     handle, temp = tempfile.mkstemp(prefix="download-", suffix=f"-{name}", dir=workdir)
     try:
         with (
