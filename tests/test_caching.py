@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import gzip
+import subprocess
+import sys
 import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
@@ -199,3 +201,22 @@ def test_the_cache_counts_what_entries_really_cost() -> None:
         tracemalloc.stop()
     assert cache.size <= budget
     assert used <= budget * 1.15, (used, budget)
+
+
+def test_the_response_cache_holds_what_its_budget_counts() -> None:
+    # In a process of its own, so the figure is this cache's alone.
+    program = """
+import resource, orjson
+from edukg.app.responses import ResponseCache
+cache = ResponseCache(32 << 20)
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+for i in range(200_000):
+    cache.put(str(i).encode(), orjson.dumps({"a": "x" * 500, "i": i}), [(b"etag", b"t")])
+grown = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
+print(grown, cache.size / (1 << 20))
+"""
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True,
+                          check=True, timeout=120)  # fmt: skip
+    grown, counted = map(float, done.stdout.split())
+    assert 28 < counted <= 32
+    assert grown < 1.5 * 32, f"32 MiB of small entries took {grown:.0f} MiB"

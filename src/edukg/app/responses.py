@@ -20,6 +20,7 @@ _LARGEST_SHARE = 16  # one response may take at most 1/16 of the cache
 # objects' headers and the dict slot (measured: about 800 bytes with five headers).
 # Counted so that many small entries stay within the budget too.
 ENTRY_OVERHEAD = 800
+_EXACT_BELOW = 16 * 1024  # bodies copied to their own size when kept (bench/response_cache.py)
 
 
 class ResponseCache:
@@ -44,6 +45,10 @@ class ResponseCache:
         """Keep a response unless it is too large; evict the least recent to fit."""
         if self._max <= 0 or len(body) > self._max // _LARGEST_SHARE:
             return
+        if len(body) < _EXACT_BELOW:
+            # What `orjson.dumps` returns keeps the 4 KiB or more it was built in: kept
+            # as is, small entries would weigh several times what the budget counts.
+            body = bytes(memoryview(body))
         self._entries.put(tag, (body, headers))
 
     def status(self) -> dict[str, int]:
