@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import http.server
 import os
+import queue
 import socket
 import subprocess
 import sys
@@ -53,6 +54,28 @@ def stop(proc: subprocess.Popen[str]) -> None:
         proc.stdout.close()
 
 
+def said_within(proc: subprocess.Popen[str], wanted: str, seconds: float = 90) -> list[str]:
+    """The process's output lines up to the first holding `wanted` (fails after `seconds`)."""
+    lines: queue.Queue[str | None] = queue.Queue()
+
+    def read() -> None:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            lines.put(line)
+            if wanted in line:
+                return
+        lines.put(None)
+
+    threading.Thread(target=read, daemon=True).start()
+    seen: list[str] = []
+    deadline = time.monotonic() + seconds
+    while (line := lines.get(timeout=max(0.1, deadline - time.monotonic()))) is not None:
+        seen.append(line)
+        if wanted in line:
+            return seen
+    raise AssertionError(f"{wanted!r} never said: {''.join(seen)[-2000:]}")
+
+
 def _quickstart(db: Path) -> str:
     """Run `edukg quickstart`, check its key works, stop it; the key."""
     port = free_port()
@@ -63,15 +86,11 @@ def _quickstart(db: Path) -> str:
         text=True,
     )
     try:
-        key = None
-        assert proc.stdout is not None
-        for line in proc.stdout:
-            if line.strip().startswith("API key:"):
-                key = line.split()[2]
-                break
-        assert key and key.startswith("ekg_")
+        said = said_within(proc, "curl ")
+        key = next(line.split()[2] for line in said if line.strip().startswith("API key:"))
+        assert key.startswith("ekg_")
         base = f"http://127.0.0.1:{port}"
-        wait_for(f"{base}/healthz", proc)
+        # The curl line is printed once the server answers: it works as soon as it is read.
         response = httpx.get(
             f"{base}/knowledge-graph/v0/standards-frameworks", headers={"x-api-key": key}
         )
@@ -110,7 +129,8 @@ def test_serve_with_workers_and_a_base_path(tmp_path: Path) -> None:
     )
     try:
         base = f"http://127.0.0.1:{port}"
-        wait_for(f"{base}/healthz", proc)
+        said = said_within(proc, "is serving")[-1]
+        assert f"serving http://127.0.0.1:{port}: the API at {base}/kg" in said
         for _ in range(6):  # several requests, so both workers are likely to answer
             response = httpx.get(f"{base}/kg/standards-frameworks", headers={"x-api-key": key})
             assert response.status_code == 200

@@ -5,7 +5,11 @@ from __future__ import annotations
 import argparse
 import os
 import socket
+import threading
+import time
 from pathlib import Path
+
+import httpx
 
 from edukg import __version__
 from edukg.adapters.config import (
@@ -27,7 +31,9 @@ from edukg.store import (
 )
 
 
-def _serve(args: argparse.Namespace, workers: int, sock: socket.socket | None = None) -> int:
+def _serve(
+    args: argparse.Namespace, workers: int, sock: socket.socket | None = None, banner: str = ""
+) -> int:
     from edukg.adapters import server  # noqa: PLC0415 - only the serving commands need the server
 
     single_threaded_blas()
@@ -67,6 +73,10 @@ def _serve(args: argparse.Namespace, workers: int, sock: socket.socket | None = 
     os.environ["EDUKG_CASE_PUBLIC"] = "1" if args.case_public else "0"
     if args.allowed_origin:
         os.environ["EDUKG_ALLOWED_ORIGINS"] = ",".join(args.allowed_origin)
+    url = f"http://{_loopback(args.host)}:{args.port}"
+    threading.Thread(
+        target=_announce, args=(url, banner or _serving(args)), name="edukg-banner", daemon=True
+    ).start()
     server.run(
         server.config(
             "edukg.app.core:create_app",
@@ -79,6 +89,36 @@ def _serve(args: argparse.Namespace, workers: int, sock: socket.socket | None = 
         sock,
     )
     return EXIT_OK
+
+
+def _serving(args: argparse.Namespace) -> str:
+    url = f"http://{args.host}:{args.port}"
+    base = normalize_base_path(args.base_path)
+    return (f"edukg {__version__} is serving {url}: the API at {url}{base}, the explorer at"
+            f" {url}/explore, the docs at {url}/docs. Ctrl+C stops it.")  # fmt: skip
+
+
+def _loopback(host: str) -> str:
+    """Where this machine reaches a server listening on `host`."""
+    if host in ("0.0.0.0", ""):  # noqa: S104 - a comparison, not a bind
+        return "127.0.0.1"
+    if host == "::":
+        return "[::1]"
+    return f"[{host}]" if ":" in host else host
+
+
+def _announce(url: str, banner: str) -> None:
+    """Print `banner` once the server answers (`/healthz`), so that a command copied from
+    it works at once; nothing if it never does within two minutes."""
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        try:
+            httpx.get(f"{url}/healthz", timeout=2)
+        except httpx.HTTPError:
+            time.sleep(0.05)
+            continue
+        print(banner, flush=True)  # plain print: a wrapped key or curl line could not be copied
+        return
 
 
 # uvicorn's own logging, plus the access log: one JSON line per request on stdout.
@@ -148,14 +188,14 @@ def cmd_quickstart(args: argparse.Namespace) -> int:
         say(f"The previous {name!r} key was revoked; this run's key replaces it.")
     base = normalize_base_path(args.base_path)
     url = f"http://{args.host}:{args.port}"
-    print(  # plain print: a wrapped key or curl line could not be copied
-        f"\nedukg {__version__} is starting.\n"
+    banner = (
+        f"\nedukg {__version__} is ready.\n"
         f"  API:       {url}{base}\n"
         f"  Explorer:  {url}/explore\n"
         f"  Docs:      {url}/docs\n"
         f"  Health:    {url}/healthz\n"
         f"  API key:   {key}   (named {name}; revoke with: edukg keys revoke {name})\n\n"
-        f"Try:\n  curl -H 'x-api-key: {key}' '{url}{base}/standards-frameworks'\n",
-        flush=True,
+        f"Try:\n  curl -H 'x-api-key: {key}' '{url}{base}/standards-frameworks'\n"
     )
-    return _serve(args, 1, sock)
+    say("Starting the server ...")
+    return _serve(args, 1, sock, banner)
