@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -14,6 +15,7 @@ import pytest
 from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
+from mcp_types.version import LATEST_PROTOCOL_VERSION
 
 from edukg.adapters.config import Settings
 from edukg.app.core import EdukgApp
@@ -219,6 +221,27 @@ async def test_stdio(demo_db: str) -> None:
         assert {t.name for t in (await s.list_tools()).tools} == TOOLS
         body = await call(s, "find_standard_statement", code="MP1")
     assert [x["code"] for x in body["standards"]] == ["MP1"]
+
+
+def test_stdio_answers_what_was_asked_before_stdin_closed(demo_db: str) -> None:
+    asked = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": LATEST_PROTOCOL_VERSION, "capabilities": {},
+            "clientInfo": {"name": "pipe", "version": "1"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+            "name": "find_standard_statement", "arguments": {"keywords": ["fractions"]}}},
+    ]  # fmt: skip
+    # All of it written at once and stdin closed: the call is still being answered then.
+    done = subprocess.run(
+        [sys.executable, "-m", "edukg.cli", "mcp", "--stdio", "--db", demo_db],
+        input="".join(orjson.dumps(m).decode() + "\n" for m in asked),
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    answers = {m.get("id"): m for m in map(orjson.loads, done.stdout.splitlines())}
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert 2 in answers, done.stdout[-2000:] + done.stderr[-2000:]
+    assert "result" in answers[2] and not answers[2]["result"].get("isError")
 
 
 def test_get_and_delete_answer_405_at_once(demo: Api) -> None:

@@ -188,13 +188,14 @@ def cmd_generate(args: argparse.Namespace) -> int:
 def cmd_mcp(args: argparse.Namespace) -> int:
     single_threaded_blas()
     from edukg.adapters.mcp import build_server  # noqa: PLC0415 - loads the MCP SDK
+    from edukg.adapters.mcp_stdio import run_stdio  # noqa: PLC0415
 
     if not args.stdio:
         say("edukg mcp speaks stdio (--stdio); over HTTP, `edukg serve` answers at /mcp.")
         return 2
     store = open_store(args.db)
     try:
-        build_server(store).run("stdio")
+        run_stdio(build_server(store))
     finally:
         store.close()
     return 0
