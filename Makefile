@@ -77,6 +77,8 @@ bench: setup
 	$(BIN)/python bench/serve.py --db .bench/full.db
 	$(BIN)/python bench/compression.py --db .bench/full.db
 	$(BIN)/python bench/case_package.py --db .bench/full.db
+	$(BIN)/python bench/case_flood.py
+	$(BIN)/python bench/case_load_memory.py --mb 20 80 160
 	$(BIN)/python bench/releases.py --export .bench/export
 	$(BIN)/python bench/changes.py --export .bench/export
 	$(BIN)/python bench/search_latency.py .bench/export
