@@ -32,8 +32,8 @@ def readme_commands() -> list[str]:
     text = (ROOT / "README.md").read_text()
     found = []
     for block in re.findall(r"```sh\n(.*?)```", text, re.S):
-        for line in block.replace("\\\n", " ").splitlines():
-            line = re.split(r"\s+#\s", line, maxsplit=1)[0].strip()
+        for raw in block.replace("\\\n", " ").splitlines():
+            line = re.split(r"\s+#\s", raw, maxsplit=1)[0].strip()
             if line.startswith("edukg "):
                 found.append(line)
     return found

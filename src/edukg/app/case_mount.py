@@ -21,6 +21,7 @@ from edukg.adapters.case.errors import CaseError, status_info
 from edukg.adapters.case.objects import Place
 from edukg.adapters.case.provider import COLLECTIONS, EXPENSIVE, CaseRequest, answer
 from edukg.app import caching
+from edukg.app.memory import released
 from edukg.app.pinning import store_of
 from edukg.app.requests import SEARCH_COST, check_sizes, query_of
 from edukg.app.workpool import Busy, WorkPool
@@ -142,7 +143,9 @@ class CaseEndpoint:
                 return 304, [], [h for h in headers if h[0] != b"content-type"]
             pool = (app.work if keyed else self.keyless_work) if expensive else app.io
             store = store_of(scope, app.store)
-            body = await self._built(tag, pool, lambda: b"".join(answer(store, place, request)))
+            body = await self._built(
+                tag, pool, lambda: released(b"".join(answer(store, place, request)))
+            )
             if matched:
                 return 304, [], [h for h in headers if h[0] != b"content-type"]
             return 200, [body], headers

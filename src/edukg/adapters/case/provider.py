@@ -1,9 +1,9 @@
 """The CASE operations: each reads the loaded graph through the store and answers with
-CASE JSON, as a list of pre-encoded pieces that the app sends in turn."""
+CASE JSON, as a list of encoded pieces (one, for the large answers) that the app joins."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -110,14 +110,14 @@ def _item(store: Store, place: Place, sourced_id: str) -> list[bytes]:
 
 def _associations(
     store: Store, place: Place, nodes: dict[str, dict[str, Any]], link: dict[str, str] | None
-) -> list[bytes]:
-    """Every association of these nodes (by node identifier), each once, pre-encoded."""
+) -> Iterator[bytes]:
+    """Every association of these nodes (by node identifier), each once, encoded."""
     edges = store.edges_of(list(nodes))
     outside = {e for edge in edges for e in (edge.source, edge.target) if e not in nodes}
     ends = dict(nodes)
     ends.update({i: _record(f) for i, f in store.by_identifiers(list(outside)).items()})
     built = (objects.association(edge, ends, place, link) for edge in _once_per_pair(edges))
-    return [orjson.dumps(obj) for obj in built if obj is not None]
+    return (orjson.dumps(obj) for obj in built if obj is not None)
 
 
 def _once_per_pair(edges: list[Edge]) -> list[Edge]:
@@ -138,19 +138,27 @@ def _item_associations(store: Store, place: Place, sourced_id: str) -> list[byte
     found = _standard(store, sourced_id)
     record = _record(found)
     link = _document_link(store, place, sourced_id) or objects.node_link(record, place)
-    pieces = _associations(store, place, {found.identifier: record}, None)
-    if not pieces:  # a CFAssociationSet holds at least one
-        raise _not_found("CFAssociation of the CFItem", sourced_id)
-    head = b'{"CFItem":' + orjson.dumps(objects.item(record, place, link)) + b',"CFAssociations":['
-    return [head, *_joined(pieces), b"]}"]
+    out = bytearray(b'{"CFItem":')
+    out += orjson.dumps(objects.item(record, place, link)) + b',"CFAssociations":['
+    if not _array(out, _associations(store, place, {found.identifier: record}, None)):
+        raise _not_found("CFAssociation of the CFItem", sourced_id)  # a set holds one at least
+    out += b"]}"
+    return [bytes(out)]
 
 
-def _joined(pieces: list[bytes]) -> list[bytes]:
-    """The pieces of a JSON array's inside: commas between them."""
-    out: list[bytes] = []
-    for i, piece in enumerate(pieces):
-        out.append(b"," + piece if i else piece)
-    return out
+def _array(out: bytearray, pieces: Iterable[bytes]) -> int:
+    """Append a JSON array's inside (commas between the pieces); how many there were.
+
+    Into one buffer, piece by piece: what `orjson.dumps` returns keeps the 4 KiB or more
+    it was built in, so a package's 100,000 pieces held in a list would weigh half a GiB.
+    """
+    count = 0
+    for piece in pieces:
+        if count:
+            out += b","
+        out += piece
+        count += 1
+    return count
 
 
 def _members(store: Store, framework: str) -> dict[str, dict[str, Any]]:
@@ -170,15 +178,14 @@ def _package(store: Store, place: Place, sourced_id: str) -> list[bytes]:
     document = objects.document(record, place, True)
     items = _members(store, framework.identifier)
     item_link = None  # both descriptions' package shapes leave CFDocumentURI out
-    pieces = [b'{"CFDocument":' + orjson.dumps(document) + b',"CFItems":[']
-    pieces += _joined([orjson.dumps(objects.item(r, place, item_link)) for r in items.values()])
-    pieces.append(b'],"CFAssociations":[')
+    out = bytearray(b'{"CFDocument":')
+    out += orjson.dumps(document) + b',"CFItems":['
+    _array(out, (orjson.dumps(objects.item(r, place, item_link)) for r in items.values()))
+    out += b'],"CFAssociations":['
     nodes = {framework.identifier: record, **items}
-    pieces += _joined(_associations(store, place, nodes, item_link))
-    pieces.append(b'],"CFDefinitions":')
-    pieces.append(orjson.dumps(_definitions(record, items.values(), place)))
-    pieces.append(b"}")
-    return pieces
+    _array(out, _associations(store, place, nodes, item_link))
+    out += b'],"CFDefinitions":' + orjson.dumps(_definitions(record, items.values(), place)) + b"}"
+    return [bytes(out)]
 
 
 def _definitions(
