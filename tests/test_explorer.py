@@ -190,3 +190,36 @@ def test_the_explorer_aligns_a_text_and_shows_similar_standards(page: object, de
     assert "Similar standards in" in p.inner_text("#standard-parts")
     p.select_option("#similar-where", "Vermont")
     p.wait_for_function("document.querySelector('#similar').innerText.includes('M.')")
+
+
+def test_not_found_icon_narrow_pages_and_readable_boxes(browser: object, sample: Api) -> None:
+    icon = sample.http.get("/favicon.ico")
+    assert icon.status_code == 200 and icon.headers["content-type"].startswith("image/svg+xml")
+    context = browser.new_context(viewport={"width": 390, "height": 844})  # type: ignore[attr-defined]
+    p = context.new_page()
+    missing: list[str] = []
+    p.on("response", lambda r: missing.append(r.url) if r.status == 404 else None)
+    enter_key(p, sample)
+    p.wait_for_selector("#fws li a")
+    # An address that names nothing says so (it showed the home page).
+    p.goto(f"{sample.server.url}/explore/standards/not-a-uuid")
+    p.wait_for_selector("h1:text-is('Not found')")
+    assert "not-a-uuid" in p.inner_text("main")
+    # A high-school standard: one chip for its grades, the page as narrow as the phone.
+    found = sample.ok("/academic-standards/search", query="quadratic functions", limit=25)
+    high = next(s for s in found if len(s.get("gradeLevel") or []) >= 4)
+    p.goto(f"{sample.server.url}/explore/standards/{high['caseIdentifierUUID']}")
+    p.wait_for_selector(".statement")
+    chips = p.locator("dl.facts .chip").all_inner_texts()
+    assert len(chips) == 1 and chips[0].startswith("Grades "), chips
+    assert p.evaluate("document.documentElement.scrollWidth") <= 390
+    # Progression boxes show the code and a statement's words, not 16 characters of it.
+    standard = sample.ok("/academic-standards/search", query="3.NF.A.1", limit=5)[0]
+    p.goto(f"{sample.server.url}/explore/standards/{standard['caseIdentifierUUID']}")
+    p.wait_for_selector(".statement")
+    if p.locator(".graph svg").count():
+        lines = p.locator(".graph svg a text").all_text_contents()
+        assert max(len(t) for t in lines) > 20, lines
+    shot(p, "standard-narrow", "sample")
+    assert missing == [], missing  # no favicon.ico 404, nothing else missing
+    context.close()

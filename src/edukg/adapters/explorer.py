@@ -1,4 +1,4 @@
-"""The web explorer's files: one page and two assets, served with hashed names.
+"""The web explorer's files: one page and its assets, served with hashed names.
 
 No build step: the page, its script and its style sheet ship in the package as
 written. At start-up each asset gets a name with a hash of its content, so
@@ -16,6 +16,7 @@ _ASSETS = (
     ("explore.js", "application/javascript"),
     ("explore-align.js", "application/javascript"),
     ("explore.css", "text/css"),
+    ("icon.svg", "image/svg+xml"),
 )
 
 # The page talks only to this server's API; nothing is loaded from elsewhere.
@@ -56,11 +57,13 @@ class Explorer:
             ("__ALIGN_JS__", names["explore-align.js"]),
             ("__JS__", names["explore.js"]),
             ("__CSS__", names["explore.css"]),
+            ("__ICON__", names["icon.svg"]),
             ("__API__", api_base),
             ("__ROOT__", f"{EXPLORER_PATH}/"),
         ):
             page = page.replace(marker, value)
         self.page = page.encode()
+        self.icon = self.assets[names["icon.svg"]]
 
     def respond(self, path: str) -> tuple[int, bytes, list[tuple[bytes, bytes]]] | None:
         """The asset at `path`, or the page for any other explorer path; None: unknown asset."""

@@ -82,6 +82,7 @@ T = TypeVar("T")
 
 _JSON = (b"content-type", b"application/json")
 _ALLOW_READS = (b"allow", b"GET, HEAD")
+_DAY = b"public, max-age=86400"
 _NOT_IN_304 = frozenset((b"content-type", b"content-encoding"))
 access_log = logging.getLogger("edukg.access")
 
@@ -265,6 +266,8 @@ class EdukgApp:
         router.fixed("/healthz", self._health, HEALTH_PATH)
         router.fixed("/openapi.json", lambda _scope: (200, self._openapi_bytes, [_JSON]))
         router.fixed("/", self._index)
+        icon = [(b"content-type", self.explorer.icon.content_type), (b"cache-control", _DAY)]
+        router.fixed("/favicon.ico", lambda _scope: (200, self.explorer.icon.body, icon))
         router.fixed("/docs", docs_page)
         router.fixed("/docs/", docs_page)
         router.prefix(EXPLORER_PATH, lambda scope: self.explorer.respond(scope["path"]))

@@ -145,7 +145,8 @@
     return emphasis(marked).replace(/\u0002(\d+)\u0002/g, (_, n) => maths[Number(n)]);
   }
 
-  const grades = (g) => (g || []).length > 6 ? `<span class="chip">Grades ${esc(g[0])}–${esc(g[g.length - 1])}</span>`
+  // Three grades or more are a span (high school: one "Grades 9–12", not four chips).
+  const grades = (g) => (g || []).length > 2 ? `<span class="chip">Grades ${esc(g[0])}–${esc(g[g.length - 1])}</span>`
     : (g || []).map((x) => `<span class="chip">Grade ${esc(x)}</span>`).join("");
   const link = (path) => `${ROOT}${path}`;
   // For an attribute: every value escaped (record values included), whatever it holds.
@@ -246,14 +247,24 @@
     say(`${top.length} top-level items. Expand a row to see its children.`);
   }
 
+  // A statement cut at a word, within `n` characters (the box's width), marked when cut.
+  const clip = (text, n) => {
+    const plain = String(text).replace(/\s+/g, " ").trim();
+    if (plain.length <= n) return plain;
+    const cut = plain.slice(0, n - 1);
+    return `${cut.slice(0, Math.max(cut.lastIndexOf(" "), n / 2))}…`;
+  };
+
   function progressionSvg(center, before, after) {
-    const W = 720, rowH = 46, boxW = 200, boxH = 34;
+    const W = 720, rowH = 54, boxW = 200, boxH = 44;
     const rows = Math.max(before.length, after.length, 1);
     const H = rows * rowH + 20;
     const cy = H / 2;
     const box = (s, x, y, cls) => `<a class="${cls}" href="${href(`/standards/${s.caseIdentifierUUID}`)}" aria-label="${esc(s.statementCode || "standard")}: ${esc((s.description || "").slice(0, 80))}">
+      <title>${esc((s.statementCode || "") + " " + (s.description || ""))}</title>
       <rect x="${x}" y="${y - boxH / 2}" width="${boxW}" height="${boxH}" rx="6"></rect>
-      <text x="${x + 8}" y="${y + 4}">${esc((s.statementCode || "") + " " + (s.description || "").slice(0, 16))}…</text></a>`;
+      <text x="${x + 8}" y="${y - 5}"><tspan class="code">${esc(s.statementCode || "")}</tspan></text>
+      <text x="${x + 8}" y="${y + 13}">${esc(clip(s.description || "", 32))}</text></a>`;
     const col = (list, x) => list.map((s, n) => ({ s, x, y: (H - list.length * rowH) / 2 + n * rowH + rowH / 2 }));
     const left = col(before, 10), right = col(after, W - boxW - 10);
     const mid = (W - boxW) / 2;
@@ -421,6 +432,11 @@
   // What the views of other scripts (explore-align.js) are given.
   const helpers = { api, post, all, esc, natural, link, href, say, statement, main, navigate, explain };
 
+  function notFound(path) {
+    main.innerHTML = `<h1>Not found</h1><p>Nothing in the explorer at <code>${esc(path)}</code>: a standard's or a framework's address ends with its CASE UUID. <a href="${href("/")}">Start from the frameworks</a>.</p>`;
+    say("Not found.", true);
+  }
+
   async function route() {
     routed += 1;
     const path = location.pathname.startsWith(ROOT) ? location.pathname.slice(ROOT.length) : "/";
@@ -443,7 +459,8 @@
       else if ((m = /^\/standards\/([0-9a-fA-F-]{36})\/?$/.exec(path))) await standardPage(m[1]);
       else if ((m = /^\/frameworks\/([0-9a-fA-F-]{36})\/?$/.exec(path))) await framework(m[1]);
       else if (/^\/changes\/?$/.test(path)) await changesPage();
-      else await home();
+      else if (path === "/" || path === "") await home();
+      else notFound(path);
       const h1 = main.querySelector("h1");
       if (h1) { h1.tabIndex = -1; }
     } catch (err) {
