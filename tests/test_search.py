@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from edukg.ingest.demo import demo_framework_case_uuid
 from tests.conftest import Api, error_of
 
 Conforms = Callable[..., None]
@@ -125,3 +126,27 @@ def test_durable_skill_search(demo: Api, conforms: Conforms) -> None:
         "/durable-skills/search", query="shares ideas", normalizedStatementType="Standard Grouping"
     )
     assert all(r["normalizedStatementType"] == "Standard Grouping" for r in levels)
+
+
+def test_search_within_one_framework(demo: Api, conforms: Conforms) -> None:
+    framework = demo_framework_case_uuid("ms-math")
+    members = {
+        s["caseIdentifierUUID"]
+        for s in demo.ok("/academic-standards", standardsFrameworkCaseIdentifierUUID=framework,
+                         limit=1000)["data"]
+    }  # fmt: skip
+    found = demo.ok("/academic-standards/search", query="fractions", limit=50,
+                    standardsFrameworkCaseIdentifierUUID=framework)  # fmt: skip
+    conforms("/academic-standards/search", found)
+    assert found and {s["caseIdentifierUUID"] for s in found} <= members
+    # By stem, not by substring: "fractions" finds "a unit fraction".
+    assert any("unit fraction" in s["description"] for s in found)
+    # A code names a branch of the framework: the branch and nothing else.
+    branch = demo.ok("/academic-standards/search", query="3.nf.a", limit=50,
+                     standardsFrameworkCaseIdentifierUUID=framework)  # fmt: skip
+    codes = {s["statementCode"] for s in branch}
+    assert {"3.NF.A", "3.NF.A.1", "3.NF.A.3.d"} <= codes
+    assert all(c == "3.NF.A" or c.startswith("3.NF.A.") for c in codes), codes
+    unknown = demo.get("/academic-standards/search", query="fractions",
+                       standardsFrameworkCaseIdentifierUUID="00000000-0000-4000-8000-000000000000")  # fmt: skip
+    error_of(unknown, 404, "NotFoundError")

@@ -137,11 +137,12 @@ def _search(
         for code in _code_candidates(query):
             for identifier, doc in _code_hits(store, kind, code, filters, limit):
                 out.setdefault(identifier, _with_score(doc, 1.0))
-    if len(out) >= limit:
+    if len(out) >= limit or (out and filters.framework is not None):
+        # Within a framework a code names a branch of it: that branch is the answer.
         return list(out.values())[:limit]
     words = query_words(query)
     search = Search(kind, words, filters.jurisdiction, filters.subject,
-                    filters.statement_type, filters.grades_mask)  # fmt: skip
+                    filters.statement_type, filters.grades_mask, filters.framework)  # fmt: skip
     pool = max(rank.POOL, limit)
     candidates = store.candidates(search) if mode != "lexical" and query.strip() else None
     # Embed the query on a helper thread while the full-text query runs here.
@@ -219,14 +220,17 @@ def search_mode(store: Store) -> dict[str, object]:
 
 
 def _code_hits(store: Store, kind: str, code: str, filters: Search, limit: int) -> list[Row]:
-    """Exact code matches (case-insensitive), with the search filters applied."""
+    """Exact code matches (case-insensitive), with the search filters applied; within a
+    framework, the items under the code too (3.NF.A: 3.NF.A and every 3.NF.A.*)."""
     query = Matching(
         kind,
         code=code.upper(),
+        code_prefix=code.upper() + "." if filters.framework else None,
         subject=filters.subject,
         jurisdiction=filters.jurisdiction,
         statement_type=filters.statement_type,
         grades_mask=filters.grades_mask,
+        framework=filters.framework,
     )
     return store.page(query, None, limit)
 

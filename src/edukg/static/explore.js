@@ -204,7 +204,6 @@
     return li;
   }
 
-  let frameworkItems = { uuid: null, items: null };
 
   async function framework(uuid) {
     const frameworks = await all("/standards-frameworks", { includeNonCurrent: "true" });
@@ -232,16 +231,13 @@
       if (!q) return;
       say("Searching…");
       try {
-        if (frameworkItems.uuid !== uuid) frameworkItems = { uuid, items: await all("/academic-standards", { standardsFrameworkCaseIdentifierUUID: uuid }) };
-        const code = q.toUpperCase(), words = q.toLowerCase().split(/\s+/);
-        const hits = frameworkItems.items.filter((s) => {
-          const c = (s.statementCode || "").toUpperCase();
-          return c === code || c.startsWith(code + ".") || words.every((w) => (s.description || "").toLowerCase().includes(w));
-        }).sort((a, b) => natural(a.statementCode, b.statementCode));
+        // The server's search, within this framework: words by stem and meaning, a code
+        // with the items under it (3.NF.A: 3.NF.A.1, 3.NF.A.2, ...).
+        const hits = await api("/academic-standards/search", { query: q, standardsFrameworkCaseIdentifierUUID: uuid, limit: 50 });
         main.querySelector("#found").hidden = false;
         main.querySelector("#results").innerHTML = hits.slice(0, 50).map((s) => `<li>${s.statementCode ? `<span class="code">${esc(s.statementCode)}</span>` : ""}
           <a href="${href(`/standards/${s.caseIdentifierUUID}`)}">${statement(s.description)}</a></li>`).join("") || "<li>Nothing matched.</li>";
-        say(hits.length > 50 ? `${hits.length} matches; the first 50 are shown.` : `${hits.length} match${hits.length === 1 ? "" : "es"}.`);
+        say(hits.length >= 50 ? "The 50 best matches are shown." : `${hits.length} match${hits.length === 1 ? "" : "es"}.`);
       } catch (err) { say(explain(err), true); }
     });
     say(`${top.length} top-level items. Expand a row to see its children.`);

@@ -1,8 +1,7 @@
 """The storage seam: what the API asks of a database, and nothing more.
 
-Queries are small frozen dataclasses; a store turns each into one indexed range
-scan. Every list query is keyset-paged on the node `identifier` in byte order.
-"""
+Queries are small frozen dataclasses; a store turns each into one indexed range scan.
+Every list query is keyset-paged on the node `identifier` in byte order."""
 
 from __future__ import annotations
 
@@ -138,7 +137,7 @@ class Matching:
     Codes are upper-cased. `code` matches exactly, `code_prefix` any code that starts
     with it, and with both a record matching either is taken (`2.OA` and `2.OA.`: 2.OA
     and every 2.OA.*, not 2.OAX). `words`: lower-cased; any of them in the text.
-    """
+    `framework` (a node identifier, as every filter here): its members only."""
 
     kind: str
     code: str | None = None
@@ -148,6 +147,7 @@ class Matching:
     jurisdiction: str | None = None
     statement_type: str | None = None
     grades_mask: int = 0
+    framework: str | None = None
 
 
 Query = Members | Linked | Listed | OfKind | Matching
@@ -158,8 +158,7 @@ class Search:
     """Records of a kind ranked by their text against words (lower-cased, any of them).
 
     Filters apply before ranking, so a narrow filter never empties a page that the top
-    hits of other records would have filled.
-    """
+    hits of other records would have filled (`framework`: its members only)."""
 
     kind: str
     words: tuple[str, ...]
@@ -167,6 +166,7 @@ class Search:
     subject: str | None = None
     statement_type: str | None = None
     grades_mask: int = 0
+    framework: str | None = None
 
 
 @dataclass(frozen=True)

@@ -216,7 +216,7 @@ class PostgresStore(Connections):
         words = [w for w in query.words if w.isalnum() or w.replace("_", "").isalnum()]
         if not words:
             return []
-        where, params = shared.search_filters(query, mark="%s")
+        where, params = shared.search_filters(query, mark="%s", tables="{p}")
         rows = self._query(
             "SELECT d.identifier, d.doc, ts_rank_cd(s.tsv, q) AS relevance"
             " FROM {p}search s JOIN {p}docs d ON d.identifier = s.identifier,"
@@ -236,13 +236,13 @@ class PostgresStore(Connections):
         if schema is None or not self._semantic_ready(schema):
             return None
         key = (schema, query.kind, query.jurisdiction, query.subject, query.statement_type,
-               query.grades_mask)  # fmt: skip
+               query.grades_mask, query.framework)  # fmt: skip
         kept = self._candidates.get(key)
         if kept is not None:
             return kept
         import numpy as np  # noqa: PLC0415 - only semantic search needs NumPy
 
-        where, params = shared.search_filters(query, mark="%s")
+        where, params = shared.search_filters(query, mark="%s", tables="{p}")
         rows = self._query(
             "SELECT d.identifier, v.vec FROM {p}semantic d JOIN {p}vectors v ON v.row = d.row"
             f" WHERE {where} ORDER BY d.row",

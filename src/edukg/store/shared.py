@@ -121,6 +121,7 @@ def _matching_sql(query: Matching, w: _Where, p: str) -> tuple[str, list[object]
     w.equal(stmt_type=query.statement_type)
     if query.grades_mask:
         w.add("(grades & {m}) != 0", query.grades_mask)
+    _in_framework(w, query.framework, "", p)
     return (
         f"SELECT identifier, doc FROM {p}docs WHERE {w.sql()} ORDER BY identifier LIMIT {w.m}"
     ), w.params
@@ -194,9 +195,21 @@ def partition_match(query: Search) -> str:
     return f"scope : {_partition_token('k', query.kind)}"
 
 
-def search_filters(query: Search, mark: str = "?", prefix: str = "d.") -> tuple[str, list[object]]:
+def _in_framework(w: _Where, framework: str | None, column_prefix: str, tables: str) -> None:
+    """Members of `framework` only (when given), through the membership table."""
+    if framework is not None:
+        w.terms.append(
+            f"{column_prefix}identifier IN (SELECT identifier FROM {tables}membership"
+            f" WHERE framework = {w.m})"
+        )
+        w.params.append(framework)
+
+
+def search_filters(
+    query: Search, mark: str = "?", prefix: str = "d.", tables: str = ""
+) -> tuple[str, list[object]]:
     """The WHERE conditions on the records (`prefix`: their alias and a dot, or "") that a
-    search applies before ranking."""
+    search applies before ranking (`tables`: the tables' schema prefix, if any)."""
     w = _Where(mark, "")
     w.add(f"{prefix}kind = {{m}}", query.kind)
     w.equal(
@@ -207,4 +220,5 @@ def search_filters(query: Search, mark: str = "?", prefix: str = "d.") -> tuple[
     )
     if query.grades_mask:
         w.add(f"({prefix}grades & {{m}}) != 0", query.grades_mask)
+    _in_framework(w, query.framework, prefix, tables)
     return w.sql(), w.params

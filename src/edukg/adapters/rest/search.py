@@ -5,10 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Annotated, Any
 
-from edukg.adapters.params import GradeLevels, Param, SubjectFilter
+from edukg.adapters.params import GradeLevels, Param, SubjectFilter, Uuid
 from edukg.adapters.rest.base import Call, Operation
 from edukg.model.shapes import Jurisdiction, NormalizedStatementType
 from edukg.model.vocabulary import STANDARD, grade_mask
+from edukg.services import crosswalks
 from edukg.services import search as searching
 from edukg.store.base import Search
 
@@ -32,6 +33,14 @@ class SearchStandards:
     jurisdiction: Annotated[Jurisdiction, Param("Filter by jurisdiction (default Multi-State)")] = (
         "Multi-State"
     )
+    standardsFrameworkCaseIdentifierUUID: Annotated[
+        Uuid | None,
+        Param(
+            "Only the items of this framework (an edukg extension; the jurisdiction is then the"
+            " framework's own, and a code also finds the items under it)",
+            example="c6487102-d7cb-11e8-824f-0242ac160002",
+        ),
+    ] = None
     limit: _Limit = 5
 
 
@@ -76,13 +85,18 @@ def _array(docs: list[bytes]) -> bytes:
 
 def _standards(call: Call[SearchStandards]) -> bytes:
     p = call.params
+    framework = None
+    if p.standardsFrameworkCaseIdentifierUUID is not None:
+        found = crosswalks.framework(call.store, p.standardsFrameworkCaseIdentifierUUID)
+        framework = found.identifier
     filters = Search(
         STANDARD,
         (),
-        jurisdiction=p.jurisdiction,
+        jurisdiction=None if framework else p.jurisdiction,
         subject=p.academicSubject,
         statement_type=p.normalizedStatementType,
         grades_mask=grade_mask(p.gradeLevel),
+        framework=framework,
     )
     docs = searching.search_standards(call.store, p.query, p.statementCode, filters, p.limit)
     return _array(docs)
