@@ -17,9 +17,12 @@ from pathlib import Path
 import httpx
 import pytest
 
+from edukg.adapters.config import Settings
+from edukg.app.core import EdukgApp
 from edukg.cli import build_demo
 from edukg.ingest.demo import demo_lines
 from edukg.store import open_key_store
+from tests.support import SAMPLE, ServerThread
 from tests.test_load import write_export
 
 EDUKG = [sys.executable, "-m", "edukg.cli"]
@@ -167,7 +170,7 @@ def test_load_from_urls(tmp_path: Path, file_server: tuple[str, Path]) -> None:
     done = subprocess.run(
         [
             *EDUKG, "load", f"{url}/v2.3.4/nodes.jsonl.gz", f"{url}/v2.3.4/relationships.jsonl.gz",
-            "--db", str(db),
+            "--db", str(db), "--no-index",
         ],
         capture_output=True, text=True, check=False,
     )  # fmt: skip
@@ -229,8 +232,8 @@ def test_index_works_when_the_model_cache_cannot_be_written(tmp_path: Path) -> N
     blocked.write_text("the int8 model cannot be written under a file")
     env = {**os.environ, "XDG_CACHE_HOME": str(blocked)}
     done = subprocess.run(
-        [*EDUKG, "load", str(export), "--db", db], capture_output=True, text=True, check=False,
-        env=env,
+        [*EDUKG, "load", str(export), "--db", db, "--wait-index"], capture_output=True,
+        text=True, check=False, env=env,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert "building the model in memory" in done.stderr
@@ -285,3 +288,36 @@ def test_help_reads_like_a_manual() -> None:
         description = page.split("\n\n")[1]
         assert description[:1].isupper() and description.rstrip().endswith("."), command
     assert "the same seed writes the same export (default: 0)" in run("generate", "--help").stdout
+
+
+@pytest.mark.sample
+def test_a_load_returns_while_its_index_is_built_and_servers_pick_it_up(tmp_path: Path) -> None:
+    pytest.importorskip("onnxruntime", reason="the index needs the `index` extra")
+    db = tmp_path / "bg.db"
+    # Output captured as a script would: the load's end must not wait for the index.
+    done = subprocess.run([*EDUKG, "load", str(SAMPLE), "--db", str(db), "--data-version",
+                           "1.0.0"], capture_output=True, text=True, check=False, timeout=300)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "building in the background" in done.stderr
+    log = tmp_path / "bg.db.index.log"
+    assert log.exists() and not list(tmp_path.glob("bg.db.*.vectors"))
+    key = open_key_store(str(db)).create("watch")
+    server = ServerThread(EdukgApp(Settings(db=str(db)))).start()
+    seen: list[dict[str, object]] = []
+    try:
+        with httpx.Client(base_url=server.url, headers={"x-api-key": key}, timeout=30) as client:
+            deadline = time.monotonic() + 240
+            while True:
+                search = client.get("/healthz").json()["details"]["search"]
+                if search["semantic"]:
+                    break  # picked up by this running server, without a restart
+                seen.append(search.get("indexing") or {})
+                assert time.monotonic() < deadline, log.read_text()[-2000:]
+                time.sleep(0.2)
+    finally:
+        server.stop()
+    progress = [s for s in seen if s]
+    assert progress, "the progress was never shown"
+    assert all(0 <= int(s["done"]) <= int(s["total"]) for s in progress)  # type: ignore[call-overload]
+    assert any(s["etaSeconds"] is not None for s in progress) or len(progress) < 3
+    assert "texts embedded" in log.read_text()

@@ -8,9 +8,11 @@ start them; commands naming a URL or a database server need the network.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shlex
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -64,6 +66,9 @@ def test_every_readme_command_runs_as_printed(tmp_path: Path) -> None:
         if any(n in command for n in _NETWORK) or command.startswith(_UNTIL_STOPPED):
             continue
         done = _run(command, tmp_path, env)
+        for pid in re.findall(r"in the background \(process (\d+)", done.stderr):
+            with contextlib.suppress(ProcessLookupError):  # an index this test does not need
+                os.kill(int(pid), signal.SIGTERM)
         ran.append(command)
         said = done.stdout + done.stderr
         if done.returncode != 0 or "Traceback" in said:

@@ -316,3 +316,22 @@ def test_case_definitions_name_the_item_types(store: Store) -> None:
         row = store.lookup(CASE_DEFINITIONS, definition_id("CFItemTypes", name))
         assert row is not None and orjson.loads(row) == {"kind": "CFItemTypes", "name": name}
     assert store.lookup(CASE_DEFINITIONS, definition_id("CFItemTypes", "No such type")) is None
+
+
+def test_indexing_progress_until_the_index_is_complete(store: Store, fresh_db: str) -> None:
+    assert store.indexing() is None  # the demo database is indexed
+    build_demo(fresh_db)  # loaded, not indexed
+    unindexed = open_store(fresh_db, refresh=0)
+    try:
+        done, total = unindexed.indexing() or (-1, -1)
+        assert done == 0 and total > 100
+        # Search within one framework: its members only, on both backends.
+        framework = unindexed.by_case_uuid(demo_framework_case_uuid("ms-math"), (FRAMEWORK,))
+        assert framework is not None
+        within = unindexed.search(
+            Search(STANDARD, ("fractions",), framework=framework.identifier), 50
+        )
+        members = set(walk(unindexed, Members(framework.identifier), 1000))
+        assert within and {i for i, _, _ in within} <= members
+    finally:
+        unindexed.close()

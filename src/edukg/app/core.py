@@ -36,7 +36,7 @@ from edukg.app.diff_jobs import DiffJobs
 from edukg.app.mcp_mount import MCP_PATH, McpEndpoint
 from edukg.app.pending import BODY_KEY, Pending, check_parsable, takes_body
 from edukg.app.pinning import asks_for_release, pin, store_of, unpinned
-from edukg.app.probes import readiness
+from edukg.app.probes import IndexWatch, readiness
 from edukg.app.ratelimit import Limiter, MemoryLimiter, RedisLimiter
 from edukg.app.requests import (
     check_sizes,
@@ -124,6 +124,7 @@ class EdukgApp:
         # Private: responses sit behind a key, so shared caches must not keep them.
         self.cache_control = f"private, max-age={settings.cache_max_age}".encode()
         self.responses = ResponseCache(settings.response_cache_mb * 1024 * 1024)
+        self.index_watch = IndexWatch()
         self.work = WorkPool(settings.work_threads, settings.work_waiting)
         self._recent: dict[tuple[bytes, bytes], tuple[dict[str, Any], Any]] = {}  # URL -> params
         # With PostgreSQL or Redis every request waits on the network: it runs on threads
@@ -438,7 +439,7 @@ class EdukgApp:
                 "responseCache": self.responses.status(),
                 "expensiveWork": self.work.status(),
                 "caseProvider": self.case.status(),
-                "search": searching.search_mode(store),
+                "search": {**searching.search_mode(store), **self.index_watch.status(store)},
                 # Aligning a text and similar standards rank as search does.
                 "alignment": {"ranking": _ALIGNMENT[searching.search_ranking(store)]},
             }

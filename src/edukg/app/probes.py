@@ -1,6 +1,9 @@
-"""Readiness: whether this server can take traffic, and, for a valid key, why not."""
+"""Readiness: whether this server can take traffic, and, for a valid key, why not; and
+how far a semantic index being built has come."""
 
 from __future__ import annotations
+
+import time
 
 import orjson
 
@@ -43,3 +46,27 @@ def readiness(store: Store, keys: KeyStore, keyed: bool) -> tuple[int, bytes, He
         {"status": "ready", "dataVersion": info.data_version if info else None, **checks}
     )
     return 200, body, [_JSON]
+
+
+class IndexWatch:
+    """The progress of a semantic index being built (by `edukg index` in any process),
+    with an estimate of the time left from the pace this server has seen."""
+
+    def __init__(self) -> None:
+        self._first: dict[int, tuple[float, int]] = {}  # texts in all -> (when, done)
+
+    def status(self, store: Store) -> dict[str, object]:
+        """`{"indexing": {"done", "total", "etaSeconds"}}` while incomplete, else `{}`."""
+        found = store.indexing()
+        if found is None:
+            return {}
+        done, total = found
+        now = time.monotonic()
+        seen = self._first.get(total)
+        if seen is None or done < seen[1]:  # first look, or the index began again
+            seen = self._first[total] = (now, done)
+            if len(self._first) > 8:
+                self._first.pop(next(iter(self._first)))
+        pace = (done - seen[1]) / (now - seen[0]) if done > seen[1] else 0.0
+        eta = round((total - done) / pace, 1) if pace > 0 else None
+        return {"indexing": {"done": done, "total": total, "etaSeconds": eta}}

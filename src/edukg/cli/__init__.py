@@ -2,8 +2,8 @@
 
 Exit codes, for scripts: 0 done; 1 failed, nothing changed (a load, a key operation);
 2 a usage error (bad arguments, a database that does not exist), nothing changed;
-3 the server could not start (e.g. its port is taken); 4 a load switched the served
-data but its semantic index was not finished (run `edukg index`).
+3 the server could not start (e.g. its port is taken); 4 a load with `--wait-index`
+switched the served data but its semantic index was not finished (run `edukg index`).
 """
 
 from __future__ import annotations

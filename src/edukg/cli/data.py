@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import hashlib
 import os
+import subprocess
+import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -126,7 +130,53 @@ def cmd_load(args: argparse.Namespace) -> int:
         )
     if args.no_index:
         return EXIT_OK
-    return index_step(args.db, after_load=True)
+    if args.wait_index:
+        return index_step(args.db, after_load=True)
+    return index_detached(args.db)
+
+
+def index_detached(db: str) -> int:
+    """Start `edukg index` in a process of its own, holding none of this command's
+    streams (a script reading the load's output is not kept waiting), its output in a log
+    beside the database. Servers pick the index up when it is complete."""
+    from edukg.model.encoder import ModelMissing, available, model_dir  # noqa: PLC0415
+
+    try:
+        if not available():
+            raise ModelMissing("search by meaning needs ONNX Runtime: pip install 'edukg[index]'")
+        model_dir()
+    except ModelMissing as exc:  # said here, not only in a log nobody reads
+        say(f"Semantic index not built: {exc}. Search ranks by words only.")
+        return EXIT_OK
+    store = open_store(db)
+    try:
+        underway = store.indexing()
+    finally:
+        store.close()
+    if underway is None:
+        say("Semantic index complete.")
+        return EXIT_OK
+    log = index_log(db)
+    with open(log, "ab") as out:
+        child = subprocess.Popen(
+            [sys.executable, "-m", "edukg.cli", "index", "--db", db],
+            stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+            start_new_session=True, close_fds=True,
+        )  # fmt: skip
+    say(f"Semantic index: building in the background (process {child.pid}, log {log})."
+        " Search ranks by words until it is ready, then by meaning too, without a restart;"
+        " /healthz with a key shows its progress. `edukg load --wait-index` waits instead.")  # fmt: skip
+    return EXIT_OK
+
+
+def index_log(db: str) -> Path:
+    """Where a background index writes its output: beside a SQLite file, else (PostgreSQL)
+    in the temporary directory, named for the database."""
+    if is_postgres(db):
+        name = hashlib.sha256(db.encode()).hexdigest()[:12]
+        return Path(tempfile.gettempdir()) / f"edukg-index-{name}.log"
+    path = Path(db).absolute()
+    return path.with_name(f"{path.name}.index.log")
 
 
 def build_demo(db: str) -> LoadSummary:

@@ -27,8 +27,8 @@ def parser() -> argparse.ArgumentParser:
         description="Serve the Learning Commons Knowledge Graph export over HTTP.",
         epilog="Exit codes: 0 done; 1 failed, nothing changed; 2 a usage error (bad arguments,"
         " a database that does not exist), nothing changed; 3 the server could not start;"
-        " 4 a load switched the served data but its semantic index was not finished (run"
-        " `edukg index`). `edukg COMMAND --help` says more about each command.",
+        " 4 a load with --wait-index switched the served data but its semantic index was not"
+        " finished (run `edukg index`). `edukg COMMAND --help` says more about each command.",
     )
     p.add_argument("--version", action="version", version=f"edukg {__version__}")
     # Also before the command (`edukg --db x.db keys list`); after it, it wins.
@@ -69,6 +69,12 @@ def parser() -> argparse.ArgumentParser:
     c.add_argument(
         "--no-index", action="store_true",
         help="skip the semantic index (run `edukg index` later; search ranks by words meanwhile)",
+    )  # fmt: skip
+    c.add_argument(
+        "--wait-index", action="store_true",
+        help="build the semantic index before returning (exit 4 if it could not be finished);"
+        " by default a process of its own builds it once the data is switched, and servers"
+        " pick it up when it is ready",
     )  # fmt: skip
     c.set_defaults(func=cmd_load)
 

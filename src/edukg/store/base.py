@@ -33,12 +33,7 @@ LESSON_META = "lesson-meta"  # node: a lesson; key ''; {"fullOrdinalName": ...}
 
 # Neighbour lists precomputed at load (see ingest.builder).
 CHILDREN, PREREQUISITES, BUILDS_TOWARDS, RELATED, COMPONENTS = (
-    "child",
-    "prereq",
-    "builds",
-    "related",
-    "lc",
-)
+    "child", "prereq", "builds", "related", "lc")  # fmt: skip
 PARENTS = "parent"
 # The other direction of `supports`: from a learning component to the standards it supports.
 SUPPORTED = "lc-of"
@@ -213,6 +208,9 @@ class Store(Protocol):
 
     def answering(self) -> bool:
         """Whether the database answers, known without waiting on it (for /readyz)."""
+
+    def indexing(self) -> tuple[int, int] | None:
+        """(texts embedded, texts in all) while the semantic index is incomplete; else None."""
 
     def by_identifier(self, identifier: str, kind: str) -> Found | None:
         """One record by node identifier."""

@@ -253,6 +253,16 @@ class PostgresStore(Connections):
         self._candidates.put(key, found)
         return found
 
+    def indexing(self) -> tuple[int, int] | None:
+        """From the vectors an `edukg index` has written so far, in any process or host."""
+        schema = self._current()
+        if schema is None or self._wire.quiet or self._semantic_ready(schema):
+            return None
+        counts = [self._query(f"SELECT count(*) FROM {{p}}{table}", ()) for table in
+                  ("semantic", "vectors")]  # fmt: skip
+        total, done = (int(rows[0][0]) if rows else 0 for rows in counts)
+        return (min(done, total), total) if total else None
+
     def _semantic_ready(self, schema: str) -> bool:
         if self._semantic is not None and self._semantic[0] == schema:
             return True

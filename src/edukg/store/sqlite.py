@@ -286,6 +286,22 @@ class SqliteStore:
         rows = [r for (r,) in conn.execute(f"SELECT row FROM semantic d WHERE {where}", params)]
         return Candidates(_RowIdentifiers(conn, 0, len(rows), rows), vectors[rows])
 
+    def indexing(self) -> tuple[int, int] | None:
+        """From the `.partial` vectors file an `edukg index` appends to, in any process."""
+        conn = self._connection()
+        info = self._info
+        if conn is None or info is None or self._vector_map(info.content_id) is not None:
+            return None
+        (total,) = conn.execute("SELECT count(*) FROM semantic").fetchone()
+        if not total:
+            return None
+        final = vectors_path(self._home, info.content_id)
+        try:
+            done = final.with_name(final.name + ".partial").stat().st_size // ROW_BYTES
+        except FileNotFoundError:
+            done = 0
+        return min(done, total), total
+
     def _vector_map(self, content_id: str) -> Any:
         if self._vectors is not None and self._vectors[0] == content_id:
             return self._vectors[1]
