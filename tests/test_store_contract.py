@@ -318,9 +318,8 @@ def test_case_definitions_name_the_item_types(store: Store) -> None:
     assert store.lookup(CASE_DEFINITIONS, definition_id("CFItemTypes", "No such type")) is None
 
 
-def test_indexing_progress_until_the_index_is_complete(store: Store, fresh_db: str) -> None:
-    assert store.indexing() is None  # the demo database is indexed
-    build_demo(fresh_db)  # loaded, not indexed
+def test_indexing_progress_until_the_index_is_complete(fresh_db: str) -> None:
+    build_demo(fresh_db)  # loaded, not indexed (an indexed one: tests/test_cli.py)
     unindexed = open_store(fresh_db, refresh=0)
     try:
         done, total = unindexed.indexing() or (-1, -1)

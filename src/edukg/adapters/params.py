@@ -99,6 +99,9 @@ def _declare(field: dataclasses.Field[Any], hint: Any) -> Param:
     extras: list[Any] = []
     if get_origin(hint) is Annotated:
         hint, *extras = get_args(hint)
+    for member in get_args(hint):  # `Uuid | None`: the marks sit inside the union
+        if get_origin(member) is Annotated:
+            extras += get_args(member)[1:]
     meta = next((e for e in extras if isinstance(e, Param)), Param())
     info = type_info(hint)
     # Annotated flattens: an enum type's name may sit beside the Param.

@@ -7,6 +7,7 @@ from typing import Annotated, Any
 
 from edukg.adapters.params import GradeLevels, Param, SubjectFilter, Uuid
 from edukg.adapters.rest.base import Call, Operation
+from edukg.model.errors import NotFoundError
 from edukg.model.shapes import Jurisdiction, NormalizedStatementType
 from edukg.model.vocabulary import STANDARD, grade_mask
 from edukg.services import crosswalks
@@ -87,7 +88,10 @@ def _standards(call: Call[SearchStandards]) -> bytes:
     p = call.params
     framework = None
     if p.standardsFrameworkCaseIdentifierUUID is not None:
-        found = crosswalks.framework(call.store, p.standardsFrameworkCaseIdentifierUUID)
+        try:
+            found = crosswalks.framework(call.store, p.standardsFrameworkCaseIdentifierUUID)
+        except NotFoundError:  # as listAcademicStandards: an unknown framework has no items
+            return _array([])
         framework = found.identifier
     filters = Search(
         STANDARD,
