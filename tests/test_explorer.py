@@ -19,9 +19,10 @@ from tests.test_text_alignment import TWO_SKILLS as _TWO_SKILLS
 SHOTS = ROOT / "artifacts" / "screenshots"
 
 
-def shot(page: object, name: str, backend: str) -> None:
+def shot(page: object, name: str, backend: str, full_page: bool = True) -> None:
+    """A screenshot for review (a long page's whole length takes seconds: `full_page`)."""
     SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / f"{name}-{backend}.png"), full_page=True)  # type: ignore[attr-defined]
+    page.screenshot(path=str(SHOTS / f"{name}-{backend}.png"), full_page=full_page)  # type: ignore[attr-defined]
 
 
 def enter_key(page: object, api: Api, key: str | None = None) -> None:
