@@ -25,16 +25,7 @@ class Access:
     def authenticate(self, scope: Scope) -> Principal:
         """The key's holder: from `X-API-Key`, or `Authorization: Bearer` (every entrance
         takes both); AuthenticationError otherwise."""
-        key = None
-        for name, value in scope["headers"]:
-            if name == b"x-api-key":
-                key = value.decode("latin-1")
-                break
-            if name == b"authorization":
-                scheme, _, token = value.decode("latin-1").partition(" ")
-                if scheme.lower() == "bearer" and token.strip():
-                    key = token.strip()
-                    break
+        key = _key_of(scope)
         if not key:
             raise AuthenticationError(
                 "Missing API key: send it in the x-api-key header (or Authorization: Bearer)."
@@ -58,14 +49,10 @@ class Access:
                               settings.case_public_burst)  # fmt: skip
         self.limit(anonymous, extra, cost, f"keyless CASE requests from {address}")
 
-    def has_key(self, scope: Scope) -> bool:
+    @staticmethod
+    def has_key(scope: Scope) -> bool:
         """Whether the request names a key at all (valid or not)."""
-        for name, value in scope["headers"]:
-            if name == b"x-api-key" or (
-                name == b"authorization" and value[:7].lower() == b"bearer "
-            ):
-                return True
-        return False
+        return bool(_key_of(scope))
 
     def limit(
         self, principal: Principal, extra: Headers, cost: int = 1, label: str | None = None
@@ -116,3 +103,16 @@ class Access:
         rate = self.settings.rate if principal.rate is None else principal.rate
         burst = self.settings.burst if principal.burst is None else principal.burst
         return rate, burst
+
+
+def _key_of(scope: Scope) -> str | None:
+    """The key a request names, from `X-API-Key` or `Authorization: Bearer`; else None."""
+    headers: Headers = scope["headers"]
+    for name, value in headers:
+        if name == b"x-api-key":
+            return value.decode("latin-1")
+        if name == b"authorization":
+            scheme, _, token = value.decode("latin-1").partition(" ")
+            if scheme.lower() == "bearer" and token.strip():
+                return token.strip()
+    return None
