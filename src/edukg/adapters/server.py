@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import os
 import resource
 import socket
 import time
@@ -26,6 +25,7 @@ import uvicorn
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from uvicorn.supervisors import Multiprocess
 
+from edukg.adapters.config import Settings, default_of
 from edukg.model.errors import (
     HeadersTooLargeError,
     URITooLongError,
@@ -48,17 +48,14 @@ log = logging.getLogger("edukg.adapters.server")
 class ServerLimits:
     """Per-worker connection limits (flags of `edukg serve`, passed to workers by env)."""
 
-    header_timeout: float = 10.0  # seconds to send a complete request head
-    max_connections: int = 1000  # open connections per worker
+    header_timeout: float = default_of("header_timeout")  # seconds to send a whole head
+    max_connections: int = default_of("max_connections")  # open connections per worker
 
     @classmethod
     def from_env(cls) -> ServerLimits:
         """The limits `edukg serve` set in the environment for its workers."""
-        env = os.environ
-        return cls(
-            header_timeout=float(env.get("EDUKG_HEADER_TIMEOUT", cls.header_timeout)),
-            max_connections=int(env.get("EDUKG_MAX_CONNECTIONS", cls.max_connections)),
-        )
+        settings = Settings.from_env()
+        return cls(settings.header_timeout, settings.max_connections)
 
 
 class _Refused(Exception):

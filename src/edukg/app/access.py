@@ -49,10 +49,9 @@ class Access:
                               settings.case_public_burst)  # fmt: skip
         self.limit(anonymous, extra, cost, f"keyless CASE requests from {address}")
 
-    @staticmethod
-    def has_key(scope: Scope) -> bool:
-        """Whether the request names a key at all (valid or not)."""
-        return bool(_key_of(scope))
+    def keyless_allowed(self, scope: Scope) -> bool:
+        """A CASE request that names no key, with the CASE paths public (--case-public)."""
+        return self.settings.case_public and not _key_of(scope)
 
     def limit(
         self, principal: Principal, extra: Headers, cost: int = 1, label: str | None = None

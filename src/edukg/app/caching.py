@@ -27,10 +27,18 @@ GZIP_LEVEL = 1
 GZIP_TAG = b"gzip-%d" % GZIP_LEVEL
 
 
-def etag(content_id: str, operation_id: str, values: dict[str, Any], encoding: bytes) -> bytes:
+def canonical(values: dict[str, Any]) -> bytes:
+    """Validated values as bytes that two equal requests share, whatever the order or
+    the unknown parameters of their URLs."""
+    return orjson.dumps(values, option=orjson.OPT_SORT_KEYS)
+
+
+def etag(
+    content_id: str, operation_id: str, values: dict[str, Any] | bytes, encoding: bytes
+) -> bytes:
     """A strong ETag for one response: the data, the operation and its validated values
     (so unknown parameters, which change nothing, change no tag), and the encoding."""
-    request = orjson.dumps(values, option=orjson.OPT_SORT_KEYS)
+    request = values if isinstance(values, bytes) else canonical(values)
     key = b"\0".join((content_id.encode(), operation_id.encode(), request, encoding))
     return b'"' + hashlib.sha256(key).hexdigest()[:32].encode() + b'"'
 

@@ -4,32 +4,34 @@ the checks on what the handler built."""
 from __future__ import annotations
 
 import logging
+from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import Any
 
 import orjson
 
 from edukg.adapters.rest.base import Operation
-from edukg.app.routing import Found
+from edukg.app.entrance import Later
+from edukg.app.exchange import Exchange
 from edukg.model.errors import ApiError
 from edukg.store.base import DataInfo, Store
 
 log = logging.getLogger("edukg")
-Scope = dict[str, Any]
 
 
-@dataclass(slots=True)
-class Pending:
+@dataclass(slots=True, eq=False)
+class Pending(Later):
     """A validated data request whose response is still to be built."""
 
     op: Operation[Any]
     values: dict[str, Any]
     params: Any  # the operation's parameter object
-    scope: Scope
+    canon: bytes  # the values in canonical form (caching.canonical)
+    ex: Exchange
     store: Store  # the release's
     info: DataInfo
-    version: str  # what the tag names: content id, and the search ranking for searches
-    tag: bytes
+    version: str  # what the tag names: content id, and the ranking or releases it varies with
+    key: Hashable  # its response-cache key
     gz: bool
     secret: bytes  # signs cursors
 
@@ -43,12 +45,3 @@ def check_parsable(body: bytes, p: Pending) -> None:
         raise ApiError(
             "The stored data for this request is damaged; the operator should reload it."
         ) from None
-
-
-BODY_KEY = "edukg.body"  # the scope's key for a POST operation's body, read before the rest
-
-
-def takes_body(found: Found | None, scope: Scope) -> bool:
-    """Whether this request is a POST to the operation that takes a body."""
-    op = found.operation if found is not None else None
-    return op is not None and op.takes_body and scope["method"] == "POST"

@@ -15,32 +15,37 @@ from edukg.services.releases import pinned_store
 from edukg.store.base import Releases, Store
 
 PREFIX = "/releases/"
-STORE_KEY = "edukg.store"  # the scope entry that holds the chosen store
 _HEADER = b"x-data-version"
 Scope = dict[str, Any]
 
 
-def asks_for_release(scope: Scope) -> bool:
+def unpinned(scope: Scope) -> tuple[Scope, str | None]:
+    """The scope with any /releases/X prefix taken off, and the X it named (or None)."""
+    path: str = scope["path"]
+    if not path.startswith(PREFIX):
+        return scope, None
+    version, _, rest = path[len(PREFIX) :].partition("/")
+    raw = _raw_rest(scope, version, rest)
+    return {**scope, "path": "/" + rest, "raw_path": raw}, version
+
+
+def names_release(scope: Scope, by_path: str | None) -> bool:
     """Whether a request names a release at all (the common case, none, costs a scan of
     its header names)."""
-    return scope["path"].startswith(PREFIX) or any(
-        name == _HEADER for name, _ in scope.get("headers", ())
-    )
+    return by_path is not None or any(name == _HEADER for name, _ in scope["headers"])
 
 
-def pin(scope: Scope, releases: Releases) -> Scope:
-    """The scope to answer with: the prefix taken off the path, the release's store set.
+def pin(scope: Scope, by_path: str | None, releases: Releases) -> Store:
+    """The store of the release a request names by its X-Data-Version header or (as
+    `by_path`) its path prefix.
 
     400 when the header and the prefix name different releases (or the header is given
     twice, differently); 404, naming the loaded releases, when the one named is not kept.
     """
-    named = [value.decode("latin-1").strip() for name, value in scope.get("headers", ())
+    named = [value.decode("latin-1").strip() for name, value in scope["headers"]
              if name == _HEADER]  # fmt: skip
-    path: str = scope["path"]
-    if path.startswith(PREFIX):
-        version, _, rest = path[len(PREFIX) :].partition("/")
-        named.append(version)
-        scope = {**scope, "path": "/" + rest, "raw_path": _raw_rest(scope, version, rest)}
+    if by_path is not None:
+        named.append(by_path)
     if len(set(named)) > 1:
         shown = " and ".join(repr(n[:64]) for n in dict.fromkeys(named))
         raise ValidationError(
@@ -49,16 +54,7 @@ def pin(scope: Scope, releases: Releases) -> Scope:
             {"reason": "conflicting_data_versions"},
         )
     store: Store = pinned_store(releases, named[0])
-    return {**scope, STORE_KEY: store}
-
-
-def unpinned(scope: Scope) -> Scope:
-    """The scope with any /releases/X prefix taken off, and no release looked up."""
-    path: str = scope["path"]
-    if not path.startswith(PREFIX):
-        return scope
-    version, _, rest = path[len(PREFIX) :].partition("/")
-    return {**scope, "path": "/" + rest, "raw_path": _raw_rest(scope, version, rest)}
+    return store
 
 
 def _raw_rest(scope: Scope, version: str, rest: str) -> bytes:
@@ -66,9 +62,3 @@ def _raw_rest(scope: Scope, version: str, rest: str) -> bytes:
     raw: bytes = scope.get("raw_path") or b""
     sent = (PREFIX + version).encode("latin-1", "replace")
     return raw[len(sent) :] if raw.startswith(sent) else ("/" + rest).encode()
-
-
-def store_of(scope: Scope, current: Store) -> Store:
-    """The store that answers this request."""
-    store: Store = scope.get(STORE_KEY, current)
-    return store

@@ -6,33 +6,24 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import parse_qsl, unquote_plus
 
-from edukg.adapters.rest.base import Operation
+from edukg.adapters.rest.base import SEARCH_COST, Operation
 from edukg.adapters.server import MAX_HEADER_BYTES, MAX_URL_BYTES
-from edukg.app.body import closes_connection
-from edukg.app.workpool import RETRY_AFTER, Busy
 from edukg.model.errors import (
-    ApiError,
     HeadersTooLargeError,
     URITooLongError,
     ValidationError,
-    error_response,
 )
 
-Headers = list[tuple[bytes, bytes]]
 Scope = dict[str, Any]
-JSON = (b"content-type", b"application/json")
 MAX_QUERY_FIELDS = 64
 
-SEARCH_COST = 5  # tokens of the key's bucket: a search costs about five lookups
-MCP_COST = 5
+MCP_COST = 5  # tokens of the key's bucket a call of /mcp takes, as a search
 _LARGE_PAGE = 250  # records: a page beyond this is expensive work
 
 
 def request_cost(op: Operation[Any], values: dict[str, Any]) -> int:
     """Tokens a request takes from its key's bucket; more than one means expensive work
     (run off the event loop, bounded by the work pool)."""
-    if "Search" in op.tags:
-        return SEARCH_COST
     if op.text_cost_chars:
         return op.cost + len(values.get("text") or "") // op.text_cost_chars
     if op.cost > 1:
@@ -69,11 +60,6 @@ def redacted_query(raw: bytes, key_prefix: str) -> str:
     return "&".join(parts)
 
 
-def error_answer(exc: ApiError, request_id: str) -> tuple[int, bytes, Headers]:
-    status, body = error_response(exc, request_id)
-    return status, body, [JSON]
-
-
 def query_of(scope: Scope) -> dict[str, list[str]]:
     raw: bytes = scope.get("query_string", b"")
     if not raw:
@@ -95,11 +81,4 @@ def query_of(scope: Scope) -> dict[str, list[str]]:
     return query
 
 
-def refusal(exc: ApiError, request_id: str, extra: Headers) -> tuple[int, bytes, Headers]:
-    """The Error answer for `exc`, with the headers its kind of refusal carries."""
-    retry = RETRY_AFTER if isinstance(exc, Busy) else getattr(exc, "retry_after", None)
-    if retry is not None:
-        extra.append((b"retry-after", str(retry).encode()))
-    if closes_connection(exc):  # the rest of the body is not read
-        extra.append((b"connection", b"close"))
-    return error_answer(exc, request_id)
+__all__ = ["MCP_COST", "SEARCH_COST", "check_sizes", "query_of", "redacted_query", "request_cost"]

@@ -1,18 +1,32 @@
-"""An in-process cache of finished data responses, keyed by their ETag.
+"""An in-process cache of finished data responses, with their ETags.
 
-The ETag already names everything a data response depends on (the loaded content id,
-the search ranking, the URL and the content encoding), so a response found under it
-is the response the handler would build again; a new load changes every tag and old
-entries simply age out. Authentication, rate limiting and conditional requests still
+The key names everything a data response depends on (the loaded content id and
+version, the search ranking or the kept releases where they matter, the operation, the
+URL or, for a body, the ETag of its values, and the content encoding), so a response
+found under it is the response the handler would build again; a new load changes every
+key and old entries simply age out. The ETag is computed once, when the entry is made.
+Authentication, rate limiting and conditional requests still
 run on every request: only the query, the encoding and the compression are saved.
 Bounded by bytes, least recently used first out.
 """
 
 from __future__ import annotations
 
+from collections.abc import Hashable
+from typing import NamedTuple
+
 from edukg.model.lru import ByteLru
 
 Headers = list[tuple[bytes, bytes]]
+
+
+class Kept(NamedTuple):
+    """A finished response: its body, headers and ETag (also among the headers)."""
+
+    body: bytes
+    headers: Headers
+    tag: bytes
+
 
 DEFAULT_BYTES = 64 * 1024 * 1024
 _LARGEST_SHARE = 16  # one response may take at most 1/16 of the cache
@@ -24,10 +38,10 @@ _EXACT_BELOW = 16 * 1024  # bodies copied to their own size when kept (bench/res
 
 
 class ResponseCache:
-    """Finished (body, headers) pairs by ETag, within a byte budget."""
+    """Finished responses by key, within a byte budget."""
 
     def __init__(self, max_bytes: int = DEFAULT_BYTES) -> None:
-        self._entries: ByteLru[bytes, tuple[bytes, Headers]] = ByteLru(
+        self._entries: ByteLru[Hashable, Kept] = ByteLru(
             max_bytes, lambda entry: len(entry[0]) + ENTRY_OVERHEAD, keep_last=False
         )
         self._max = max_bytes
@@ -37,11 +51,11 @@ class ResponseCache:
         """Bytes held, overheads included."""
         return self._entries.bytes
 
-    def get(self, tag: bytes) -> tuple[bytes, Headers] | None:
-        """The response stored under `tag`, if any (it becomes the most recent)."""
-        return self._entries.get(tag)
+    def get(self, key: Hashable) -> Kept | None:
+        """The response stored under `key`, if any (it becomes the most recent)."""
+        return self._entries.get(key)
 
-    def put(self, tag: bytes, body: bytes, headers: Headers) -> None:
+    def put(self, key: Hashable, body: bytes, headers: Headers, tag: bytes = b"") -> None:
         """Keep a response unless it is too large; evict the least recent to fit."""
         if self._max <= 0 or len(body) > self._max // _LARGEST_SHARE:
             return
@@ -49,7 +63,7 @@ class ResponseCache:
             # What `orjson.dumps` returns keeps the 4 KiB or more it was built in: kept
             # as is, small entries would weigh several times what the budget counts.
             body = bytes(memoryview(body))
-        self._entries.put(tag, (body, headers))
+        self._entries.put(key, Kept(body, headers, tag))
 
     def status(self) -> dict[str, int]:
         """Figures for /healthz."""

@@ -3,14 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import os
 from typing import Any
 
 from edukg import __version__
-from edukg.adapters.config import (
-    DEFAULT_BASE_PATH,
-    DEFAULT_BURST,
-)
+from edukg.adapters.config import default_of, options
 from edukg.cli.alignment import cmd_coverage, cmd_crosswalk
 from edukg.cli.data import cmd_demo, cmd_export, cmd_generate, cmd_index, cmd_load, cmd_mcp
 from edukg.cli.diff import cmd_diff
@@ -86,12 +82,14 @@ def parser() -> argparse.ArgumentParser:
     )
     c.set_defaults(func=cmd_index)
 
-    c = _server_options(_with_db(sub.add_parser("serve", help="serve the loaded data over HTTP")))
-    c.add_argument("--workers", type=int, default=1, help="worker processes (one per core)")
+    c = _server_options(
+        _with_db(sub.add_parser("serve", help="serve the loaded data over HTTP")), serve=True
+    )
     c.set_defaults(func=cmd_serve)
 
     c = _server_options(
-        _with_db(sub.add_parser("quickstart", help="demo data if none, a fresh key, then serve"))
+        _with_db(sub.add_parser("quickstart", help="demo data if none, a fresh key, then serve")),
+        serve=False,
     )
     c.set_defaults(func=cmd_quickstart)
 
@@ -251,79 +249,24 @@ def _with_db(cmd: argparse.ArgumentParser) -> argparse.ArgumentParser:
     return cmd
 
 
-def _server_options(cmd: argparse.ArgumentParser) -> argparse.ArgumentParser:
-    """The options `serve` and `quickstart` share."""
-    cmd.add_argument("--host", default="127.0.0.1",
-                     help="the address to listen on (0.0.0.0: every interface)")  # fmt: skip
-    cmd.add_argument("--port", type=int, default=8000, help="the TCP port to listen on")
-    cmd.add_argument("--base-path", default=DEFAULT_BASE_PATH,
-                     help="where the API's operations live (the hosted API's path)")  # fmt: skip
-    cmd.add_argument(
-        "--read-db", default=os.environ.get("EDUKG_READ_DB"),
-        help="a read replica for data reads (keys are always read from --db)",
-    )  # fmt: skip
-    cmd.add_argument(
-        "--redis", default=os.environ.get("EDUKG_REDIS"),
-        help="redis://host:port/db for rate limits shared by all processes and hosts",
-    )  # fmt: skip
-    cmd.add_argument(
-        "--rate", type=float, default=None,
-        help="default requests per second for keys without their own (default: no limit;"
-        " 0: no limit)",
-    )  # fmt: skip
-    cmd.add_argument(
-        "--burst", type=int, default=None,
-        help=f"default requests per key at once (default {DEFAULT_BURST})",
-    )  # fmt: skip
-    cmd.add_argument(
-        "--cache-max-age", type=int, default=None,
-        help="seconds clients may reuse a data response (Cache-Control; default 60)",
-    )  # fmt: skip
-    cmd.add_argument(
-        "--response-cache-mb", type=int, default=None,
-        help="MiB of finished responses each worker keeps, by ETag (default 64; 0: off)",
-    )  # fmt: skip
-    cmd.add_argument(
-        "--no-access-log", action="store_true",
-        help="do not write one JSON line per request to stdout",
-    )  # fmt: skip
-    cmd.add_argument(
-        "--header-timeout", type=float, default=None,
-        help="seconds a connection has to send a complete request head (default 10)",
-    )  # fmt: skip
-    cmd.add_argument(
-        "--max-connections", type=int, default=None,
-        help="open connections per worker; idle ones are closed first (default 1000)",
-    )  # fmt: skip
-    cmd.add_argument(
-        "--public-url", default=os.environ.get("EDUKG_PUBLIC_URL"),
-        help="the URL clients reach this server at, for CASE URIs (default http://HOST:PORT)",
-    )  # fmt: skip
-    cmd.add_argument(
-        "--allowed-origin", action="append", default=None, metavar="ORIGIN",
-        help="a browser origin (scheme://host[:port]) that may call /mcp, besides loopback"
-        " and the public URL's own; repeatable",
-    )  # fmt: skip
-    cmd.add_argument(
-        "--case-public", action="store_true",
-        help="serve the CASE paths (/ims/case/...) without a key, as most CASE providers do",
-    )  # fmt: skip
-    cmd.add_argument(
-        "--case-public-rate", type=float, default=None, metavar="RATE",
-        help="with --case-public: requests per second each client address may make without"
-        " a key (a package costs 5; 0: no limit; default 2)",
-    )  # fmt: skip
-    cmd.add_argument(
-        "--case-public-burst", type=int, default=None, metavar="N",
-        help="with --case-public: the burst a keyless address may make at once (default 20)",
-    )  # fmt: skip
-    cmd.add_argument(
-        "--case-cache-mb", type=int, default=None, metavar="MB",
-        help="finished CASE answers (packages) kept per worker, built once per release"
-        " (default 128; 0: none)",
-    )  # fmt: skip
-    cmd.add_argument(
-        "--refresh", type=float, default=None,
-        help="PostgreSQL: seconds between looks for a newly loaded version (default 1)",
-    )  # fmt: skip
+def _server_options(cmd: argparse.ArgumentParser, serve: bool) -> argparse.ArgumentParser:
+    """The options of `serve` (and, but for --workers, `quickstart`): one per setting, as
+    adapters.config declares it."""
+    for name, option in options():
+        if option.flag is None or (option.serve_only and not serve):
+            continue
+        shown = option.shown_default or default_of(name)
+        help = f"{option.help} (default: {shown}) [env {option.env}]"
+        if option.kind == "switch":
+            cmd.add_argument(option.flag, dest=name, action="store_true", default=None,
+                             help=f"{option.help} [env {option.env}=1]")  # fmt: skip
+        elif option.kind == "off":
+            cmd.add_argument(option.flag, dest=name, action="store_false", default=None,
+                             help=f"{option.help} [env {option.env}=0]")  # fmt: skip
+        elif option.kind == "many":
+            cmd.add_argument(option.flag, dest=name, action="append", default=None,
+                             metavar=option.metavar, help=help)  # fmt: skip
+        else:
+            cmd.add_argument(option.flag, dest=name, type=option.read, default=None,
+                             metavar=option.metavar, help=help)  # fmt: skip
     return cmd

@@ -3,18 +3,18 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import socket
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import httpx
 
 from edukg import __version__
-from edukg.adapters.config import (
-    normalize_base_path,
-)
+from edukg.adapters.config import Settings, options, to_env
 from edukg.cli.data import build_demo, index_step
 from edukg.cli.output import (
     EXIT_FAILED,
@@ -31,57 +31,49 @@ from edukg.store import (
 )
 
 
-def _serve(
-    args: argparse.Namespace, workers: int, sock: socket.socket | None = None, banner: str = ""
-) -> int:
+def settings_of(args: argparse.Namespace) -> Settings:
+    """The settings of `serve` or `quickstart`: its flags over the environment over the
+    defaults (adapters.config declares each)."""
+    base = Settings.from_env()
+    given: dict[str, Any] = {}
+    for name, option in options():
+        value = getattr(args, name, None)
+        if option.flag is not None and value is not None:
+            given[name] = tuple(value) if option.kind == "many" else value
+    db = args.db if is_postgres(args.db) else str(Path(args.db).absolute())
+    # Unless given, CASE URIs name this server at its own host and port.
+    public = given.get("public_url") or os.environ.get("EDUKG_PUBLIC_URL") or ""
+    return dataclasses.replace(base, **{**given, "db": db, "public_url": public})
+
+
+def _serve(settings: Settings, sock: socket.socket | None = None, banner: str = "") -> int:
     from edukg.adapters import server  # noqa: PLC0415 - only the serving commands need the server
 
     single_threaded_blas()
     if sock is None:
         try:
-            sock = server.bind(args.host, args.port)
+            sock = server.bind(settings.host, settings.port)
         except server.PortUnavailable as exc:
             say(f"{exc}; nothing was started (choose another with --port)")
             return EXIT_NO_SERVER
-    # Worker processes read their settings from the environment (config.Settings.from_env).
-    os.environ["EDUKG_DB"] = args.db if is_postgres(args.db) else str(Path(args.db).absolute())
-    os.environ["EDUKG_BASE_PATH"] = normalize_base_path(args.base_path)
-    for name, value in (
-        ("EDUKG_READ_DB", args.read_db),
-        ("EDUKG_REDIS", args.redis),
-        ("EDUKG_RATE", args.rate),
-        ("EDUKG_BURST", args.burst),
-        ("EDUKG_REFRESH", args.refresh),
-        ("EDUKG_CACHE_MAX_AGE", args.cache_max_age),
-        ("EDUKG_RESPONSE_CACHE_MB", args.response_cache_mb),
-        ("EDUKG_HEADER_TIMEOUT", args.header_timeout),
-        ("EDUKG_MAX_CONNECTIONS", args.max_connections),
-        ("EDUKG_CASE_PUBLIC_RATE", args.case_public_rate),
-        ("EDUKG_CASE_PUBLIC_BURST", args.case_public_burst),
-        ("EDUKG_CASE_CACHE_MB", args.case_cache_mb),
-    ):
-        if value is not None:
-            os.environ[name] = str(value)
-    if workers > 1 and not os.environ.get("EDUKG_REDIS"):
+    # Worker processes read their settings from the environment (Settings.from_env).
+    for name, option in options():
+        os.environ[option.env] = to_env(option, getattr(settings, name))
+    if settings.workers > 1 and not settings.redis:
         say(
-            f"note: rate limits are per process with {workers} workers and no --redis; "
-            "use --redis for limits shared by every process and host"
+            f"note: rate limits are per process with {settings.workers} workers and no --redis;"
+            " use --redis for limits shared by every process and host"
         )
-    os.environ.setdefault("EDUKG_ACCESS_LOG", "0" if args.no_access_log else "1")
-    # CASE URIs name this server as its clients reach it, never by a request's Host header.
-    os.environ["EDUKG_PUBLIC_URL"] = args.public_url or f"http://{args.host}:{args.port}"
-    os.environ["EDUKG_CASE_PUBLIC"] = "1" if args.case_public else "0"
-    if args.allowed_origin:
-        os.environ["EDUKG_ALLOWED_ORIGINS"] = ",".join(args.allowed_origin)
-    url = f"http://{_loopback(args.host)}:{args.port}"
+    url = f"http://{_loopback(settings.host)}:{settings.port}"
     threading.Thread(
-        target=_announce, args=(url, banner or _serving(args)), name="edukg-banner", daemon=True
-    ).start()
+        target=_announce, args=(url, banner or _serving(settings)), name="edukg-banner",
+        daemon=True,
+    ).start()  # fmt: skip
     server.run(
         server.config(
             "edukg.app.core:create_app",
             factory=True,
-            workers=workers,
+            workers=settings.workers,
             log_level="info",
             log_config=_LOG_CONFIG,
             timeout_graceful_shutdown=30,
@@ -91,9 +83,9 @@ def _serve(
     return EXIT_OK
 
 
-def _serving(args: argparse.Namespace) -> str:
-    url = f"http://{args.host}:{args.port}"
-    base = normalize_base_path(args.base_path)
+def _serving(settings: Settings) -> str:
+    url = f"http://{settings.host}:{settings.port}"
+    base = settings.base_path
     return (f"edukg {__version__} is serving {url}: the API at {url}{base}, the explorer at"
             f" {url}/explore, the docs at {url}/docs. Ctrl+C stops it.")  # fmt: skip
 
@@ -157,14 +149,15 @@ def cmd_serve(args: argparse.Namespace) -> int:
         say(f"{missing}; nothing was started. Load data into it first (edukg load EXPORT"
             f" --db {args.db}), or try `edukg quickstart` for the demo")  # fmt: skip
         return EXIT_FAILED
-    return _serve(args, args.workers)
+    return _serve(settings_of(args))
 
 
 def cmd_quickstart(args: argparse.Namespace) -> int:
     from edukg.adapters import server  # noqa: PLC0415
 
+    settings = dataclasses.replace(settings_of(args), workers=1)
     try:  # first: on a taken port, no key is made and no URL printed
-        sock = server.bind(args.host, args.port)
+        sock = server.bind(settings.host, settings.port)
     except server.PortUnavailable as exc:
         say(f"{exc}; nothing was started and no key was made (try --port, or PORT= for make demo)")
         return EXIT_NO_SERVER
@@ -186,8 +179,8 @@ def cmd_quickstart(args: argparse.Namespace) -> int:
     keys.close()
     if replaced:
         say(f"The previous {name!r} key was revoked; this run's key replaces it.")
-    base = normalize_base_path(args.base_path)
-    url = f"http://{args.host}:{args.port}"
+    base = settings.base_path
+    url = f"http://{settings.host}:{settings.port}"
     banner = (
         f"\nedukg {__version__} is ready.\n"
         f"  API:       {url}{base}\n"
@@ -198,4 +191,4 @@ def cmd_quickstart(args: argparse.Namespace) -> int:
         f"Try:\n  curl -H 'x-api-key: {key}' '{url}{base}/standards-frameworks'\n"
     )
     say("Starting the server ...")
-    return _serve(args, 1, sock, banner)
+    return _serve(settings, sock, banner)

@@ -46,7 +46,7 @@ from edukg.store import (
     open_store,
 )
 from edukg.store.base import DATA_VERSION, Loader
-from edukg.store.sqlite_load import DocRow, EdgeRow, FigureRow, NodeRow
+from edukg.store.rows import DocRow, EdgeRow, FigureRow, NodeRow
 
 _BATCH = 20000
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+import os
 import secrets
 from typing import Any
 
@@ -115,9 +117,21 @@ def error_body(
     return orjson.dumps(body)
 
 
+def _prefix() -> str:
+    return secrets.token_hex(4)
+
+
+_process = [_prefix()]
+_counter = itertools.count()
+# A child process must not repeat its parent's ids.
+os.register_at_fork(after_in_child=lambda: _process.__setitem__(0, _prefix()))
+
+
 def new_request_id() -> str:
-    """A fresh request id: every response carries one, errors in their body too."""
-    return "req_" + secrets.token_hex(8)
+    """A fresh request id (every response carries one, errors in their body too): unique
+    across processes and restarts without a system call each, as a random prefix drawn
+    once per process and then a counter."""
+    return f"req_{_process[0]}{next(_counter) & 0xFFFFFFFF:08x}"
 
 
 def error_response(exc: ApiError, request_id: str) -> tuple[int, bytes]:

@@ -53,7 +53,10 @@ def indexed(store: Store, search: Search) -> Indexed | None:
     found = store.candidates(search)
     if found is None:
         return None
-    identifiers, rows = remembered(store, ("meaning", search), lambda: _listed(found))
+    # Rows are numbered by each backend: the same content on SQLite and on PostgreSQL (one
+    # process may read both) must not share one numbering.
+    kind = type(store).__qualname__
+    identifiers, rows = remembered(store, ("meaning", kind, search), lambda: _listed(found))
     return Indexed(identifiers, found.vectors, rows)
 
 

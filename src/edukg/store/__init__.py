@@ -24,6 +24,11 @@ from edukg.store.base import (
     Store,
 )
 
+# Seconds a server's look at its SQLite files (the data file's identity, the key file's
+# data_version) holds: a look is a system call and a statement, too dear for every cache
+# hit; a new load or a revoke is served within this (docs/security.md).
+LOCAL_RECHECK = 0.002
+
 
 class BackendMissing(RuntimeError):
     """A `--db` or `--redis` URL names a backend whose optional packages are not installed."""
@@ -83,7 +88,9 @@ def missing_database(db: str) -> str | None:
 def open_store(db: str, refresh: float = 1.0) -> Store:
     """The data store for a `--db` (or `--read-db`) value.
 
-    `refresh`: how often, in seconds, a PostgreSQL reader looks for a new version.
+    `refresh`: how often, in seconds, a PostgreSQL reader looks for a new version; a
+    SQLite reader looks at its file at most that often, and at least every
+    LOCAL_RECHECK seconds.
     """
     if is_postgres(db):
         require_postgres()
@@ -92,7 +99,7 @@ def open_store(db: str, refresh: float = 1.0) -> Store:
         return PostgresStore(db, refresh)
     from edukg.store.sqlite import SqliteStore  # noqa: PLC0415
 
-    return SqliteStore(db)
+    return SqliteStore(db, recheck=min(refresh, LOCAL_RECHECK))
 
 
 def open_releases(db: str, refresh: float = 1.0) -> Releases:
@@ -120,20 +127,22 @@ def open_changes(db: str) -> ChangeStore:
     return SqliteChanges(db)
 
 
-def open_key_store(db: str, create: bool = True) -> KeyStore:
+def open_key_store(db: str, create: bool = True, recheck: float = 0.0) -> KeyStore:
     """The API-key store that belongs to a `--db` value (always the primary).
 
     A SQLite key file is made on first use only if `create`: servers and the commands
-    that only read keys pass False, so a mistyped `--db` makes no file.
+    that only read keys pass False, so a mistyped `--db` makes no file. `recheck`:
+    seconds a look for revokes (the key file, the PostgreSQL revision) holds (servers:
+    LOCAL_RECHECK; 0, every verify looks).
     """
     if is_postgres(db):
         require_postgres()
         from edukg.store.postgres_keys import PostgresKeyStore  # noqa: PLC0415
 
-        return PostgresKeyStore(db)
+        return PostgresKeyStore(db, recheck)
     from edukg.store.sqlite_keys import SqliteKeyStore  # noqa: PLC0415
 
-    return SqliteKeyStore.for_db(db, create)
+    return SqliteKeyStore.for_db(db, create, recheck)
 
 
 def open_loader(db: str) -> Loader:

@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from edukg.model.vocabulary import ACTIVITY, ASSESSMENT, LESSON
+from edukg.store.errors import ReleaseError, StatementTimeout, StoreUnavailable
+from edukg.store.rows import DocRow, EdgeRow, FigureRow, NodeRow
 
 # A page row: the node identifier (the keyset) and the record's pre-encoded JSON.
 Row = tuple[str, bytes]
@@ -79,11 +81,6 @@ class Release:
     counts: dict[str, int]
     current: bool
     size_bytes: int = 0
-
-
-class ReleaseError(Exception):
-    """A release command that cannot be carried out (an unknown release, the current one
-    dropped); nothing was changed."""
 
 
 @dataclass(frozen=True)
@@ -259,10 +256,6 @@ class Store(Protocol):
         """Release connections."""
 
 
-class StoreUnavailable(Exception):
-    """The database cannot be reached; the API answers 503 and retries on the next request."""
-
-
 @dataclass(frozen=True)
 class Principal:
     """The holder of a live key, with its own rate limit where it has one."""
@@ -384,10 +377,10 @@ class Loader(Protocol):
 
     def add(
         self,
-        nodes: list[tuple[str, str, str | None, bytes]],
-        docs: list[tuple[Any, ...]],
-        edges: list[tuple[str, str, str, str, bytes]],
-        figures: list[tuple[str, float, int | None, int | None, int | None]],
+        nodes: list[NodeRow],
+        docs: list[DocRow],
+        edges: list[EdgeRow],
+        figures: list[FigureRow],
     ) -> None:
         """Take one batch of rows; a later identifier replaces an earlier one."""
 
@@ -495,3 +488,6 @@ def unkept(pairs: list[str], kept: set[str]) -> list[str]:
 
 
 STALE_CLAIM = 60.0  # seconds without a heartbeat after which a claim is taken over
+
+
+__all__ = ["ReleaseError", "StatementTimeout", "StoreUnavailable"]

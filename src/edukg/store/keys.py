@@ -11,6 +11,7 @@ import hashlib
 import hmac
 import re
 import secrets
+import time
 from abc import ABC, abstractmethod
 from pathlib import Path
 from typing import Any
@@ -26,16 +27,57 @@ class KeyNameError(ValueError):
     """A key operation that cannot be done (a bad or taken name, a bad limit)."""
 
 
+_LIVE_MAX = 10_000  # live keys remembered (only live ones: guesses cannot fill it)
+_REFUSED_MAX = 4_096  # wrong keys remembered, oldest forgotten first
+
+
+class Verdicts:
+    """What a key store remembers of the keys it has checked, while the key store's
+    revision stays where it was: live keys, and wrong ones (keys are random: a wrong key
+    stays wrong, so it costs a lookup, not a query). The one verdict cache of every
+    backend."""
+
+    def __init__(self) -> None:
+        self.revision: object = None
+        self.live: dict[str, Principal] = {}
+        self.refused: dict[str, None] = {}
+
+    def at(self, revision: object) -> None:
+        """Forget everything when the key store has moved to another revision."""
+        if revision != self.revision:
+            self.forget()
+            self.revision = revision
+
+    def forget(self) -> None:
+        """Forget every verdict (a key made or revoked here, a key store replaced)."""
+        self.live = {}
+        self.refused = {}
+
+    def remember(self, key: str, principal: Principal | None) -> None:
+        """Keep a fresh verdict."""
+        if principal is not None:
+            if len(self.live) < _LIVE_MAX:
+                self.live[key] = principal
+        else:
+            if len(self.refused) >= _REFUSED_MAX:
+                self.refused.pop(next(iter(self.refused)), None)
+            self.refused[key] = None
+
+
 class KeyStoreBase(ABC):
-    """The key logic; a backend supplies three ways to run SQL and its table names."""
+    """The key logic; a backend supplies three ways to run SQL, its table names and,
+    to remember verdicts, its revision (`_revision`)."""
 
     keys_table = "api_keys"
     secret_table = "secret"  # noqa: S105 - a table name
     mark = "?"  # the driver's parameter mark
 
-    def __init__(self) -> None:
+    def __init__(self, recheck: float = 0.0) -> None:
         self._secret = b""
         self._derived: dict[bytes, tuple[bytes, bytes]] = {}  # purpose -> (secret, derived)
+        self._verdicts = Verdicts()
+        self._recheck = recheck  # seconds a look at the revision holds (0: every verify)
+        self._next_look = 0.0
 
     @abstractmethod
     def _one(self, sql: str, params: tuple[Any, ...]) -> tuple[Any, ...] | None: ...
@@ -95,7 +137,27 @@ class KeyStoreBase(ABC):
         return key
 
     def verify(self, key: str) -> Principal | None:
-        """Who holds the live key `key`, or None."""
+        """Who holds the live key `key`, or None: remembered while the key store's
+        revision stays (looked at, at most every `recheck` seconds), else looked up."""
+        now = time.monotonic()  # no system call: the kernel's clock page
+        if now >= self._next_look:
+            self._verdicts.at(self._revision())
+            self._next_look = now + self._recheck
+        verdicts = self._verdicts
+        known = verdicts.live.get(key)
+        if known is not None:
+            return known
+        if key in verdicts.refused:
+            return None
+        principal = self._lookup(key)
+        verdicts.remember(key, principal)
+        return principal
+
+    def _revision(self) -> object:
+        """Where the key store is now: verdicts hold while it stays (None: always)."""
+        return None
+
+    def _lookup(self, key: str) -> Principal | None:
         digest = self._digest(key)
         row = self._one(
             f"SELECT name, digest, rate, burst FROM {self.keys_table}"
@@ -107,12 +169,13 @@ class KeyStoreBase(ABC):
         return Principal(str(row[0]), row[2], row[3])
 
     def confirm(self) -> bool:
-        """Whether the key last accepted is still live: `verify` here is exact."""
+        """Whether the key last accepted is still live: `verify` decided it."""
         return True
 
-    def _changed(self) -> None:  # noqa: B027 - a hook: most backends need nothing here
-        """Called after a key is made or revoked (a backend that remembers keys moves a
-        revision here)."""
+    def _changed(self) -> None:
+        """Called after a key is made or revoked here: this process's verdicts go (a
+        backend shared by several nodes also moves its revision)."""
+        self._verdicts.forget()
 
     def list(self) -> list[KeyInfo]:
         """All keys, oldest first."""

@@ -45,20 +45,6 @@ _DECODERS: dict[int, Callable[[bytes], Any]] = {
 }
 
 
-REVISION_SQL = "SELECT revision FROM edukg.key_revision WHERE id = 1"
-
-
-class _Request(threading.local):
-    """What this thread's request knows of the key store's revision (postgres_keys)."""
-
-    pending: tuple[str, int] | None = None  # a remembered key, and its revision
-    url: str | None = None  # the key store's database
-    seen: int | None = None  # the revision read with this request's data
-
-
-revision = _Request()
-
-
 class Unavailable(Exception):
     """The server cannot be reached, or the connection broke."""
 
@@ -252,36 +238,6 @@ class WireReader:
             self._drop(conn)
             raise Unavailable("the connection to PostgreSQL broke")
         return result
-
-    def query_also(
-        self, first: str, sql: str, params: Sequence[Any]
-    ) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
-        """The rows of `first` (no parameters) and of `sql`, in one round trip (libpq's
-        pipeline mode): how a request reads the key store's revision with its data."""
-        conn = self._connection()
-        one = conn.statements.get(first) or self._prepare(conn, first)
-        two = conn.statements.get(sql) or self._prepare(conn, sql)
-        values: Any = [_encode(p) for p in params]
-        pg = conn.pg
-        pg.enter_pipeline_mode()
-        try:
-            pg.send_query_prepared(one, [], result_format=1)
-            pg.send_query_prepared(two, values, result_format=1)
-            pg.pipeline_sync()
-            pg.flush()
-            # result, end, result, end, sync point
-            results = [self._next_result(conn) for _ in range(5)]
-        except psycopg.OperationalError as exc:
-            self._drop(conn)
-            raise Unavailable(str(exc)) from None
-        finally:
-            if pg.status == pq.ConnStatus.OK and pg.pipeline_status != pq.PipelineStatus.OFF:
-                pg.exit_pipeline_mode()
-        first_result, second_result = results[0], results[2]
-        if first_result is None or second_result is None:
-            self._drop(conn)
-            raise Unavailable("the connection to PostgreSQL broke")
-        return self._rows(conn, first_result), self._rows(conn, second_result)
 
     def _next_result(self, conn: _Connection) -> pq.abc.PGresult | None:
         """The next result, within the deadline (past it, the connection is dropped)."""

@@ -26,7 +26,7 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 
 from edukg.model.embedding import DIMENSIONS
 from edukg.model.lru import ByteLru
-from edukg.store import pg_wire, shared
+from edukg.store import shared
 from edukg.store.base import (
     CASE_EDGES,
     Candidates,
@@ -39,7 +39,7 @@ from edukg.store.base import (
     StoreUnavailable,
 )
 from edukg.store.pg_common import WAIT, Connections, info_of, pool
-from edukg.store.pg_wire import REVISION_SQL, QueryError, Unavailable, WireReader
+from edukg.store.pg_wire import QueryError, Unavailable, WireReader
 
 _CANDIDATE_BYTES = 128 * 1024 * 1024  # vectors of recent search filters kept per process
 
@@ -120,12 +120,6 @@ class PostgresStore(Connections):
         """Through the lean per-thread connection (pg_wire); psycopg for the rare result
         type it does not decode."""
         try:
-            request = pg_wire.revision
-            if request.pending is not None and request.seen is None and request.url == self._url:
-                # A remembered key: its revision check rides along with the first read.
-                revision, found = self._wire.query_also(REVISION_SQL, sql, params)
-                request.seen = int(revision[0][0])
-                return found
             return self._wire.query(sql, params)
         except QueryError as exc:
             if exc.sqlstate == "42P01":

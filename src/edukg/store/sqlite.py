@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import sqlite3
 import threading
-from collections.abc import Iterator, Sequence
-from typing import Any, overload
+import time
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, TypeVar, overload
 from urllib.parse import quote
 
 import orjson
@@ -22,11 +24,46 @@ from edukg.store.base import (
     Query,
     Row,
     Search,
+    StatementTimeout,
 )
 from edukg.store.shared import page_sql, partition_match, search_filters
 from edukg.store.sqlite_vectors import vectors_path
 
 log = logging.getLogger("edukg.store")
+# Seconds one read of the store (all its statements) may run: a runaway statement is
+# interrupted and the request answered 503, as PostgreSQL's statements are after their
+# deadline (docs/security.md).
+STATEMENT_SECONDS = 5.0
+_PROGRESS_STEPS = 1_000  # virtual-machine steps between looks at the clock (microseconds)
+T = TypeVar("T")
+
+
+def _timed(read: Callable[..., T]) -> Callable[..., T]:
+    """One seam for every read of the served file: a deadline for its statements (the
+    outermost read's, when reads nest), and an interrupted one turned into
+    StatementTimeout."""
+
+    @functools.wraps(read)
+    def timed(self: SqliteStore, *args: Any, **kwargs: Any) -> T:
+        local = self._until
+        outer = getattr(local, "at", 0.0)
+        if not outer:
+            local.at = time.monotonic() + self.statement_seconds
+        try:
+            return read(self, *args, **kwargs)
+        except sqlite3.OperationalError as exc:
+            if "interrupted" not in str(exc):
+                raise
+            raise StatementTimeout(
+                f"a read of the data took longer than {self.statement_seconds:g} s"
+            ) from None
+        finally:
+            if not outer:
+                local.at = 0.0
+
+    return timed
+
+
 _MANY = 500  # nodes per statement of lookup_many
 _MMAP_BYTES = 1 << 30  # 1 GiB: reads of an immutable file go straight to the page cache
 
@@ -35,14 +72,27 @@ class SqliteStore:
     """Reads one loaded version; notices when `edukg load` switches the file.
 
     The file is opened read-only and immutable: the loader never writes a file
-    that is being served, it builds a new one and renames it into place. A stat
-    per request (about a microsecond) tells when that happened; the old
-    connection keeps reading the old, unlinked file until it is swapped.
+    that is being served, it builds a new one and renames it into place. A stat per
+    `info` (for a server, per `recheck` seconds: store.LOCAL_RECHECK) tells when that
+    happened; the old connection keeps reading the old, unlinked file until it is
+    swapped.
     """
 
-    def __init__(self, path: str, home: str | None = None) -> None:
-        """`home`: the database the file belongs to, beside which its vectors lie."""
+    def __init__(
+        self,
+        path: str,
+        home: str | None = None,
+        recheck: float = 0.0,
+        statement_seconds: float = STATEMENT_SECONDS,
+    ) -> None:
+        """`home`: the database the file belongs to, beside which its vectors lie;
+        `recheck`: seconds a look at the file holds (0: `info` looks every time);
+        `statement_seconds`: how long one read may run before it is interrupted."""
         self._path = path
+        self.statement_seconds = statement_seconds
+        self._until = threading.local()  # this thread's read's deadline (monotonic)
+        self._recheck = recheck
+        self._next_look = 0.0
         self._home = home or path
         self._conn: sqlite3.Connection | None = None
         self._stamp: tuple[int, int, int] | None = None
@@ -78,6 +128,7 @@ class SqliteStore:
         conn = sqlite3.connect(uri, uri=True, check_same_thread=False)
         try:
             conn.execute(f"PRAGMA mmap_size={_MMAP_BYTES}")
+            conn.set_progress_handler(self._overdue, _PROGRESS_STEPS)
             meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
             info = DataInfo(
                 data_version=meta["data_version"],
@@ -125,6 +176,11 @@ class SqliteStore:
             log.error("the served database %s is damaged: %s", self._path, verdict)
         self._checks[stamp] = verdict
 
+    def _overdue(self) -> int:
+        """SQLite's progress handler: non-zero interrupts the statement running."""
+        until: float = getattr(self._until, "at", 0.0)
+        return 1 if until and time.monotonic() > until else 0
+
     def integrity(self) -> str:
         """The quick check's verdict on the file being served."""
         return "not checked" if self._stamp is None else self._checks.get(self._stamp, "checking")
@@ -135,9 +191,13 @@ class SqliteStore:
 
     def info(self) -> DataInfo | None:
         """The loaded version, or None when nothing is loaded; switches to a new load."""
-        self._connection(refresh=True)
+        now = time.monotonic()  # no system call: the kernel's clock page
+        if now >= self._next_look:
+            self._connection(refresh=True)
+            self._next_look = now + self._recheck
         return self._info
 
+    @_timed
     def by_identifier(self, identifier: str, kind: str) -> Found | None:
         """One record by node identifier."""
         conn = self._connection()
@@ -149,6 +209,7 @@ class SqliteStore:
         ).fetchone()
         return Found(*row) if row else None
 
+    @_timed
     def by_case_uuid(self, case_uuid: str, kinds: tuple[str, ...]) -> Found | None:
         """One record by CASE UUID; the lowest identifier wins if the data repeats one."""
         conn = self._connection()
@@ -162,6 +223,7 @@ class SqliteStore:
         ).fetchone()
         return Found(*row) if row else None
 
+    @_timed
     def by_identifiers(self, identifiers: Sequence[str]) -> dict[str, Found]:
         """Records by identifier, a few hundred per statement."""
         conn = self._connection()
@@ -174,6 +236,7 @@ class SqliteStore:
             found.update((row[0], Found(*row)) for row in conn.execute(sql, chunk))  # type: ignore[union-attr]
         return found
 
+    @_timed
     def page(self, query: Query, after: str | None, limit: int) -> list[Row]:
         """Up to `limit` rows of `query` after the identifier `after`."""
         conn = self._connection()
@@ -182,6 +245,7 @@ class SqliteStore:
         sql, params = page_sql(query, after or "", limit)
         return conn.execute(sql, params).fetchall()
 
+    @_timed
     def lookup(self, relation: str, node: str, key: str = "") -> bytes | None:
         """One pre-encoded row."""
         conn = self._connection()
@@ -193,6 +257,7 @@ class SqliteStore:
         ).fetchone()
         return bytes(row[0]) if row else None
 
+    @_timed
     def lookup_many(self, relation: str, nodes: Sequence[str], key: str = "") -> dict[str, bytes]:
         """Rows for many nodes, a few hundred per statement (SQLite's parameter limit)."""
         conn = self._connection()
@@ -211,11 +276,13 @@ class SqliteStore:
                 found[node] = bytes(doc)
         return found
 
+    @_timed
     def links_many(self, relation: str, nodes: Sequence[str]) -> list[tuple[str, str]]:
         """Neighbour-list pairs for many nodes, a few hundred nodes per statement."""
         sql = "SELECT node, other FROM links WHERE relation = ? AND node IN ({}) ORDER BY 1, 2"
         return [(str(a), str(b)) for a, b in self._many(sql, relation, nodes)]
 
+    @_timed
     def rows_many(self, relation: str, nodes: Sequence[str]) -> list[tuple[str, str, bytes]]:
         """Pre-encoded rows for many nodes, a few hundred nodes per statement."""
         sql = (
@@ -234,6 +301,7 @@ class SqliteStore:
             out.extend(conn.execute(sql.format(",".join("?" * len(chunk))), (head, *chunk)))
         return out
 
+    @_timed
     def search(self, query: Search, limit: int) -> list[tuple[str, bytes, float]]:
         """BM25 over the FTS5 index (Porter-stemmed words), filters applied in the same query.
 
@@ -261,6 +329,7 @@ class SqliteStore:
                 out.append((identifier, bytes(row[0]), float(relevance)))
         return out
 
+    @_timed
     def candidates(self, query: Search) -> Candidates | None:
         """The filtered rows of `semantic` and their vectors, straight from the mapped file.
 
@@ -332,10 +401,12 @@ class SqliteStore:
             for pos, length in conn.execute(f"SELECT pos, len FROM {table} ORDER BY {order}"):
                 yield os.pread(fd, length, pos)
 
+    @_timed
     def edges(self, identifiers: Sequence[str]) -> list[Edge]:
         """Relationships by identifier, their lines read from the lines file."""
         return self._edges("e.identifier IN ({marks})", identifiers)
 
+    @_timed
     def edges_of(self, nodes: Sequence[str]) -> list[Edge]:
         """The CASE_EDGES of these nodes, through their links."""
         return self._edges(

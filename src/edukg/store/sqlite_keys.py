@@ -9,7 +9,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from edukg.store.base import Principal, StoreUnavailable
+from edukg.store.base import StoreUnavailable
 from edukg.store.keys import KeyStoreBase, keys_path_for
 
 log = logging.getLogger("edukg.keys")
@@ -32,61 +32,39 @@ CREATE UNIQUE INDEX IF NOT EXISTS api_keys_live_name ON api_keys (name) WHERE re
 """
 
 
-_VERIFIED_MAX = 10_000  # live keys remembered (only live ones: guesses cannot fill it)
-_REFUSED_MAX = 4_096  # wrong keys remembered, oldest forgotten first
-
-
 class SqliteKeyStore(KeyStoreBase):
     """API keys in their own SQLite file beside the data file (WAL: readers see revokes at once).
 
     Verdicts are remembered until the key file changes: SQLite's data_version moves
     with every commit of another connection (a revoke by `edukg keys`), this
     connection's own writes clear them too, and a file replaced or deleted under a
-    running server (its device and inode) clears them and reopens. With no key file at
+    running server (its device and inode) clears them and reopens. A server looks at
+    the file at most every `recheck` seconds (store.LOCAL_RECHECK), not on every
+    request: a look is a system call and a statement. With no key file at
     all every key is refused (StoreUnavailable), and no file is made.
     """
 
-    def __init__(self, path: Path, create: bool = True) -> None:
-        super().__init__()
+    def __init__(self, path: Path, create: bool = True, recheck: float = 0.0) -> None:
+        """`recheck`: seconds a look at the key file holds (0: every verify looks)."""
+        super().__init__(recheck)
         self._path = path
         self._where = str(path)  # os.stat of a str skips the Path protocol on every request
         self._create = create
         self._conn: sqlite3.Connection | None = None
         self._identity: tuple[int, int] | None = None
-        self._verified: dict[str, Principal] = {}
-        self._refused: dict[str, None] = {}
-        self._version: int | None = None
         self._lock = threading.Lock()
 
-    def verify(self, key: str) -> Principal | None:
-        """Who holds the live key `key`, or None (re-read when the key file changed)."""
-        (version,) = self._connection().execute("PRAGMA data_version").fetchone()
-        if version != self._version:
-            self._forget()
-            self._version = version
-        known = self._verified.get(key)
-        if known is not None:
-            return known
-        if key in self._refused:
-            return None  # a wrong key costs a lookup, not a query
-        principal = super().verify(key)
-        if principal is not None:
-            if len(self._verified) < _VERIFIED_MAX:
-                self._verified[key] = principal
-        else:
-            if len(self._refused) >= _REFUSED_MAX:
-                del self._refused[next(iter(self._refused))]
-            self._refused[key] = None
-        return principal
-
-    def _forget(self) -> None:
-        self._verified.clear()
-        self._refused.clear()
+    def _revision(self) -> object:
+        """The key file's identity and SQLite's data_version (another connection's commit,
+        as `edukg keys revoke`, moves it)."""
+        conn = self._connection()
+        (version,) = conn.execute("PRAGMA data_version").fetchone()
+        return self._identity, version
 
     @classmethod
-    def for_db(cls, db: str, create: bool = True) -> SqliteKeyStore:
+    def for_db(cls, db: str, create: bool = True, recheck: float = 0.0) -> SqliteKeyStore:
         """The key store beside the data file `db` (made on first use if `create`)."""
-        return cls(keys_path_for(db), create)
+        return cls(keys_path_for(db), create, recheck)
 
     def exists(self) -> bool:
         """Whether the key file is there."""
@@ -109,8 +87,7 @@ class SqliteKeyStore(KeyStoreBase):
         """A new connection for a key file gone or replaced (lock held); the old one is let
         go, not closed, as another thread may still be reading it."""
         self._conn = None
-        self._forget()
-        self._version = None
+        self._verdicts.forget()
         self._secret = b""
         if identity is None and not self._create:
             raise StoreUnavailable(f"no key file at {self._path}: every key is refused")
@@ -134,7 +111,7 @@ class SqliteKeyStore(KeyStoreBase):
         return self._connection().execute(sql, params).fetchall()
 
     def _run(self, sql: str, params: tuple[Any, ...]) -> int:
-        self._forget()  # this connection's own writes do not move data_version
+        self._verdicts.forget()  # this connection's own writes do not move data_version
         return self._connection().execute(sql, params).rowcount
 
     def close(self) -> None:

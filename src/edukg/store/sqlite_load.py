@@ -22,19 +22,9 @@ from edukg.model.vocabulary import (
 )
 from edukg.store import build_sql, shared
 from edukg.store.base import CASE_EDGES, CHILDREN, Derivations, OutRow
+from edukg.store.rows import DocRow, EdgeRow, FigureRow, NodeRow
 from edukg.store.sqlite_releases import BUILD_MARK as _BUILD_MARK
 from edukg.store.sqlite_releases import migrate, publish, remove_unkept
-
-NodeRow = tuple[str, str, str | None, bytes]  # identifier, label, served kind, raw line
-EdgeRow = tuple[str, str, str, str, bytes]  # identifier, label, source, target, raw line
-# identifier, kind, case_uuid, jurisdiction, subject, stmt_type, grades, adoption, current,
-# doc, code, text, alternate code
-DocRow = tuple[
-    str, str, str | None, str | None, str | None, str | None, int, str | None, int, bytes,
-    str | None, str | None, str | None,
-]  # fmt: skip
-# edge identifier, jaccard, stateLCCount, ccssLCCount, sharedLCCount
-FigureRow = tuple[str, float, int | None, int | None, int | None]
 
 
 def pid_alive(pid: int) -> bool:

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import orjson
 
+from edukg.model.errors import ApiError
+
 # CASE 1.0 spells two code minor values without the underscore.
 _V1P0_SPELLING = {"invalid_uuid": "invaliduuid", "unauthorised_request": "unauthorisedrequest"}
 
 
-class CaseError(Exception):
-    """A CASE request that cannot be answered: its status and code minor value."""
+class CaseError(ApiError):
+    """A CASE request that cannot be answered: its status and code minor value (an
+    ApiError, so the request pipeline refuses it as any other, in CASE's shape)."""
 
     def __init__(self, status: int, minor: str, description: str) -> None:
         super().__init__(description)

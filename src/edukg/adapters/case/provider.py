@@ -14,8 +14,9 @@ from edukg.adapters.case.errors import CaseError
 from edukg.adapters.case.listing import listing
 from edukg.adapters.case.objects import Place
 from edukg.model.vocabulary import FRAMEWORK, STANDARD, UUID_PATTERN
+from edukg.services import case_reads as reads
 from edukg.services import graph as service
-from edukg.store.base import CASE_DEFINITIONS, Edge, Found, Members, Store
+from edukg.store.base import Edge, Found, Store
 
 COLLECTIONS = (
     "CFDocuments", "CFPackages", "CFItems", "CFItemAssociations", "CFAssociations",
@@ -71,7 +72,7 @@ def _documents(store: Store, place: Place, query: dict[str, list[str]]) -> bytes
 
 
 def _by_case(store: Store, sourced_id: str, kind: str, what: str) -> Found:
-    found = store.by_case_uuid(sourced_id, (kind,))
+    found = reads.by_case_uuid(store, sourced_id, kind)
     if found is None:
         raise _not_found(what, sourced_id)
     return found
@@ -112,10 +113,10 @@ def _associations(
     store: Store, place: Place, nodes: dict[str, dict[str, Any]], link: dict[str, str] | None
 ) -> Iterator[bytes]:
     """Every association of these nodes (by node identifier), each once, encoded."""
-    edges = store.edges_of(list(nodes))
+    edges = reads.edges_of(store, list(nodes))
     outside = {e for edge in edges for e in (edge.source, edge.target) if e not in nodes}
     ends = dict(nodes)
-    ends.update({i: _record(f) for i, f in store.by_identifiers(list(outside)).items()})
+    ends.update({i: _record(f) for i, f in reads.records(store, list(outside)).items()})
     built = (objects.association(edge, ends, place, link) for edge in _once_per_pair(edges))
     return (orjson.dumps(obj) for obj in built if obj is not None)
 
@@ -161,22 +162,11 @@ def _array(out: bytearray, pieces: Iterable[bytes]) -> int:
     return count
 
 
-def _members(store: Store, framework: str) -> dict[str, dict[str, Any]]:
-    found: dict[str, dict[str, Any]] = {}
-    after = None
-    while True:
-        rows = store.page(Members(framework), after, _PAGE)
-        found.update((identifier, orjson.loads(doc)) for identifier, doc in rows)
-        if len(rows) < _PAGE:
-            return found
-        after = rows[-1][0]
-
-
 def _package(store: Store, place: Place, sourced_id: str) -> list[bytes]:
     framework = _framework(store, sourced_id)
     record = _record(framework)
     document = objects.document(record, place, True)
-    items = _members(store, framework.identifier)
+    items = reads.members(store, framework.identifier)
     item_link = None  # both descriptions' package shapes leave CFDocumentURI out
     out = bytearray(b'{"CFDocument":')
     out += orjson.dumps(document) + b',"CFItems":['
@@ -206,19 +196,18 @@ def _definitions(
 
 
 def _association(store: Store, place: Place, sourced_id: str) -> list[bytes]:
-    edges = store.edges([sourced_id])
+    edges = reads.edges(store, [sourced_id])
     if not edges:
         raise _not_found("CFAssociation", sourced_id)
     ends = {
-        i: _record(f) for i, f in store.by_identifiers([edges[0].source, edges[0].target]).items()
+        i: _record(f) for i, f in reads.records(store, [edges[0].source, edges[0].target]).items()
     }
     return [orjson.dumps(objects.association(edges[0], ends, place, None))]
 
 
 def _definition_of(kind: str, wrap: bool) -> Callable[[Store, Place, str], list[bytes]]:
     def lookup(store: Store, place: Place, sourced_id: str) -> list[bytes]:
-        row = store.lookup(CASE_DEFINITIONS, sourced_id)
-        named = orjson.loads(row) if row else None
+        named = reads.definition(store, sourced_id)
         if not named or named.get("kind") != kind:
             raise _not_found(kind[:-1], sourced_id)
         obj = objects.definition(kind, named["name"], place)

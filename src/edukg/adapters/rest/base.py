@@ -18,6 +18,11 @@ from edukg.store.base import DataInfo, Releases, Store
 
 P = TypeVar("P")
 
+RANKING = "ranking"
+RELEASES = "releases"
+# Tokens of the key's bucket a search takes: it costs about five lookups.
+SEARCH_COST = 5
+
 
 @dataclass
 class Call(Generic[P]):
@@ -72,7 +77,10 @@ class Operation(Generic[P]):
     # Tokens added per this many characters of a body's `text` (0: none): work that grows
     # with the text costs in proportion to it.
     text_cost_chars: int = 0
-    ranked: bool = False  # the answer depends on the ranking in force (part of its ETag)
+    # What the answer depends on besides the data and the parameters (part of its ETag
+    # and response-cache key): RANKING, the search ranking in force (it changes when an
+    # index completes); RELEASES, the kept releases.
+    varies: frozenset[str] = frozenset()
     method: str = "GET"
     statuses: tuple[int, ...] = field(default=(200, 400, 401, 405, 429, 500, 503))
 

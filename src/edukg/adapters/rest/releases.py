@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Annotated, Any
 
 from edukg.adapters.params import Cursor, Limit, Param
-from edukg.adapters.rest.base import Call, Operation, ref
+from edukg.adapters.rest.base import RELEASES, Call, Operation, ref
 from edukg.adapters.schemas import page_schema
 from edukg.model.shapes import ChangeKind, RecordType
 from edukg.services import releases as service
@@ -40,6 +40,7 @@ OPERATIONS: tuple[Operation[Any], ...] = (
         response_schema=page_schema("DataVersion"),
         params=ListDataVersions,
         tags=("Data releases",),
+        varies=frozenset((RELEASES,)),
     ),
 )
 
@@ -112,6 +113,7 @@ OPERATIONS += (
         response_schema=page_schema("Change"),
         params=ListChanges,
         tags=("Data releases",),
+        varies=frozenset((RELEASES,)),
         not_found=True,
     ),
     Operation(
@@ -124,6 +126,7 @@ OPERATIONS += (
         response_schema=ref("ChangeSummary"),
         params=ChangeSummary,
         tags=("Data releases",),
+        varies=frozenset((RELEASES,)),
         not_found=True,
     ),
 )

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Annotated, Any
 
 from edukg.adapters.params import GradeLevels, Param, SubjectFilter, Uuid
-from edukg.adapters.rest.base import Call, Operation
+from edukg.adapters.rest.base import RANKING, SEARCH_COST, Call, Operation
 from edukg.model.errors import NotFoundError
 from edukg.model.shapes import Jurisdiction, NormalizedStatementType
 from edukg.model.vocabulary import STANDARD, grade_mask
@@ -140,6 +140,8 @@ OPERATIONS = (
         response_schema=_results("StandardsFrameworkItem"),
         params=SearchStandards,
         tags=("Academic standards", "Search"),
+        cost=SEARCH_COST,
+        varies=frozenset((RANKING,)),
     ),
     Operation(
         path="/learning-components/search",
@@ -150,6 +152,8 @@ OPERATIONS = (
         response_schema=_results("LearningComponent"),
         params=SearchComponents,
         tags=("Learning components", "Search"),
+        cost=SEARCH_COST,
+        varies=frozenset((RANKING,)),
     ),
     Operation(
         path="/durable-skills/search",
@@ -160,5 +164,7 @@ OPERATIONS = (
         response_schema=_results("DurableSkill"),
         params=SearchSkills,
         tags=("Durable skills", "Search"),
+        cost=SEARCH_COST,
+        varies=frozenset((RANKING,)),
     ),
 )

@@ -9,7 +9,7 @@ from typing import Annotated, Any
 import orjson
 
 from edukg.adapters.params import CaseUuidPath, GradeLevels, Param, SubjectFilter, Uuid
-from edukg.adapters.rest.base import Call, Operation, ref
+from edukg.adapters.rest.base import RANKING, Call, Operation, ref
 from edukg.model.errors import ValidationError
 from edukg.model.shapes import Jurisdiction, NormalizedStatementType
 from edukg.model.vocabulary import grade_mask
@@ -143,7 +143,7 @@ OPERATIONS: tuple[Operation[Any], ...] = (
         not_found=True,
         cost=ALIGN_COST,
         text_cost_chars=TEXT_COST_CHARS,
-        ranked=True,
+        varies=frozenset((RANKING,)),
         method="POST",
     ),
     Operation(
@@ -157,6 +157,6 @@ OPERATIONS: tuple[Operation[Any], ...] = (
         tags=TAGS,
         not_found=True,
         cost=SIMILAR_COST,
-        ranked=True,
+        varies=frozenset((RANKING,)),
     ),
 )

@@ -1,0 +1,248 @@
+"""What a cache hit costs: edukg against HTTP itself, in one run.
+
+    python bench/hot_path.py [--export DIR] [--rounds 3] [--seconds 6] [--before REV]
+
+Every server is one process pinned to core 0; wrk (-t1 -c32) runs on core 1. Kinds, each
+round, in alternating order:
+
+- nginx, one worker, serving a static file of the cached answer's size;
+- a trivial ASGI app that returns those bytes, under edukg's own server (uvicorn, uvloop,
+  httptools, the guarded protocol): the ceiling for anything in Python on this server;
+- edukg answering one standard over and over from its response cache ("hit");
+- edukg answering a mix of about 850 distinct lookups of the sample (standards,
+  children, crosswalks, components, frameworks' first pages) with its response cache,
+  so that every answer is a hit after the first round ("mix");
+- the same mix without the response cache ("mix, no cache").
+
+With `--before REV`, the edukg kinds run for that revision too (a temporary worktree,
+the same virtual environment), alternated with this tree's. Prints medians, ratios to
+the trivial app, and p99 latencies; needs wrk, nginx and taskset. The access log is off,
+as in every serve figure; `--access-log` turns it on to measure what it costs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench"))
+
+from serve import BASE, free_port, wait_port  # noqa: E402
+from versions import checkout  # noqa: E402
+
+SAMPLE = ROOT.parent / "shared" / "data" / "kg-sample"
+_TRIVIAL = textwrap.dedent(
+    """
+    import sys
+    sys.path.insert(0, {src!r})
+    from edukg.adapters import server
+    BODY = open({body!r}, "rb").read()
+    HEADERS = [(b"content-type", b"application/json"),
+               (b"content-length", str(len(BODY)).encode())]
+
+    async def app(scope, receive, send):
+        if scope["type"] != "http":
+            return
+        await send({{"type": "http.response.start", "status": 200, "headers": HEADERS}})
+        await send({{"type": "http.response.body", "body": BODY}})
+
+    sock = server.bind("127.0.0.1", {port})
+    server.run(server.config(app, log_level="warning"), sock)
+    """
+)
+_NGINX = textwrap.dedent(
+    """
+    worker_processes 1;
+    daemon off;
+    pid {dir}/nginx.pid;
+    error_log {dir}/error.log;
+    events {{ worker_connections 1024; }}
+    http {{
+        access_log off;
+        server {{
+            listen 127.0.0.1:{port};
+            location / {{ root {dir}/www; default_type application/json; try_files /body =404; }}
+        }}
+    }}
+    """
+)
+
+
+def wrk(port: int, paths: list[str], headers: dict[str, str], seconds: int) -> dict[str, float]:
+    """req/s, p99 ms and non-2xx count of wrk over `paths` in turn."""
+    script = Path(tempfile.mkstemp(suffix=".lua")[1])
+    lines = ["local paths = {"] + [f"  [[{p}]]," for p in paths] + ["}", "local i = 0"]
+    lines += [f'wrk.headers["{k}"] = "{v}"' for k, v in headers.items()]
+    lines += ["request = function()", "  i = i % #paths + 1",
+              '  return wrk.format("GET", paths[i])', "end"]  # fmt: skip
+    script.write_text("\n".join(lines))
+    out = subprocess.run(
+        ["taskset", "-c", "1", "wrk", "-t1", "-c32", f"-d{seconds}s", "--latency", "-s",
+         str(script), f"http://127.0.0.1:{port}"],
+        capture_output=True, text=True, check=True,
+    ).stdout  # fmt: skip
+    script.unlink()
+    rps = float(next(x for x in out.splitlines() if x.startswith("Requests/sec")).split()[1])
+    p99 = next(x for x in out.splitlines() if x.strip().startswith("99%")).split()[1]
+    bad = sum(int(x.split()[-1]) for x in out.splitlines() if "Non-2xx" in x)
+    return {"rps": rps, "p99 ms": _ms(p99), "errors": bad}
+
+
+def _ms(text: str) -> float:
+    for unit, factor in (("us", 0.001), ("ms", 1.0), ("s", 1000.0)):
+        if text.endswith(unit):
+            return float(text[: -len(unit)]) * factor
+    return float(text)
+
+
+def mix_paths(db: str, size: int = 850) -> list[str]:
+    """About `size` distinct lookups of real records: standards and their children and
+    crosswalks, learning components, frameworks' first pages."""
+    c = sqlite3.connect(db)
+    standards = [r[0] for r in c.execute(
+        "SELECT case_uuid FROM docs WHERE kind = 'standard' AND case_uuid IS NOT NULL"
+        " ORDER BY identifier LIMIT ?", (size // 2,))]  # fmt: skip
+    components = [r[0] for r in c.execute(
+        "SELECT identifier FROM docs WHERE kind = 'component' ORDER BY identifier LIMIT ?",
+        (size // 5,))]  # fmt: skip
+    walked = [r[0] for r in c.execute(
+        "SELECT DISTINCT d.case_uuid FROM docs d JOIN rows r ON r.node = d.identifier"
+        " AND r.relation = 'crosswalk' LIMIT ?", (size // 10,))]  # fmt: skip
+    frameworks = [
+        r[0]
+        for r in c.execute(
+            "SELECT case_uuid FROM docs WHERE kind = 'framework' AND case_uuid IS NOT NULL"
+        )
+    ]
+    c.close()
+    paths = [f"{BASE}/academic-standards/{s}" for s in standards]
+    paths += [f"{BASE}/academic-standards/{s}/children" for s in standards[: size // 10]]
+    paths += [f"{BASE}/learning-components/{lc}" for lc in components]
+    paths += [f"{BASE}/academic-standards/{s}/crosswalks" for s in walked]
+    paths += [f"{BASE}/academic-standards?standardsFrameworkCaseIdentifierUUID={f}"
+              for f in frameworks]  # fmt: skip
+    return paths[:size]
+
+
+@contextlib.contextmanager
+def running(command: list[str], port: int, env: dict[str, str] | None = None) -> Iterator[None]:
+    proc = subprocess.Popen(["taskset", "-c", "0", *command], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    try:
+        wait_port(port)
+        time.sleep(0.3)
+        yield
+    finally:
+        proc.terminate()
+        proc.wait()
+
+
+def _edukg(src: Path, db: str, port: int, cache: bool, log: bool) -> list[str]:
+    cmd = [sys.executable, "-m", "edukg.cli", "serve", "--db", db, "--port", str(port)]
+    return (
+        cmd + ([] if log else ["--no-access-log"]) + ([] if cache else ["--response-cache-mb", "0"])
+    )
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--export", default=str(SAMPLE))
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--seconds", type=int, default=6)
+    parser.add_argument("--before", default=None, help="an earlier revision to alternate with")
+    parser.add_argument("--access-log", action="store_true", help="edukg with its access log on")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp, contextlib.ExitStack() as stack:
+        trees = {"edukg": ROOT / "src"}
+        if args.before:
+            trees["before"] = stack.enter_context(checkout(args.before))
+        db = str(Path(tmp) / "hot.db")
+        env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+        cli = [sys.executable, "-m", "edukg.cli"]
+        subprocess.run([*cli, "load", args.export, "--db", db, "--no-index"], env=env,
+                       check=True, capture_output=True)  # fmt: skip
+        made = subprocess.run([*cli, "keys", "create", "hot", "--rate", "0", "--db", db],
+                              env=env, check=True, capture_output=True, text=True)  # fmt: skip
+        headers = {"x-api-key": made.stdout.splitlines()[-1]}
+        paths = mix_paths(db)
+        one = paths[0]
+        body = _fetch(trees["edukg"], db, one, headers)
+        www = Path(tmp) / "www"
+        www.mkdir()
+        (www / "body").write_bytes(body)
+        print(f"one standard: {len(body)} bytes; mix: {len(paths)} distinct paths", flush=True)
+        kinds = _kinds(tmp, db, trees, args.access_log)
+        figures: dict[str, list[dict[str, float]]] = {}
+        for n in range(args.rounds):
+            order = list(kinds) if n % 2 == 0 else list(reversed(kinds))
+            for name in order:
+                command, env_of, which = kinds[name]
+                port = free_port()
+                with running(command(port), port, env_of):
+                    if which == "mix":
+                        wrk(port, paths, headers, 2)  # every answer kept: then all hits
+                    got = wrk(port, paths if which == "mix" else [one], headers, args.seconds)
+                figures.setdefault(name, []).append(got)
+                print(f"round {n + 1} {name}: {got}", file=sys.stderr, flush=True)
+        _report(figures)
+    return 0
+
+
+def _fetch(src: Path, db: str, path: str, headers: dict[str, str]) -> bytes:
+    import httpx
+
+    port = free_port()
+    env = {**os.environ, "PYTHONPATH": str(src)}
+    with running(_edukg(src, db, port, True, False), port, env):
+        return httpx.get(f"http://127.0.0.1:{port}{path}", headers=headers).content
+
+
+def _kinds(tmp: str, db: str, trees: dict[str, Path], log: bool) -> dict[str, tuple[Any, Any, str]]:
+    nginx_conf = Path(tmp) / "nginx.conf"
+    trivial = Path(tmp) / "trivial.py"
+
+    def nginx(port: int) -> list[str]:
+        nginx_conf.write_text(_NGINX.format(dir=tmp, port=port))
+        return ["nginx", "-c", str(nginx_conf)]
+
+    def asgi(port: int) -> list[str]:
+        trivial.write_text(
+            _TRIVIAL.format(src=str(ROOT / "src"), body=f"{tmp}/www/body", port=port)
+        )
+        return [sys.executable, str(trivial)]
+
+    kinds: dict[str, tuple[Any, Any, str]] = {"nginx": (nginx, None, "one"),
+                                              "trivial ASGI": (asgi, None, "one")}  # fmt: skip
+    for name, src in trees.items():
+        env = {**os.environ, "PYTHONPATH": str(src)}
+        for label, cache, which in (("hit", True, "one"), ("mix", True, "mix"),
+                                    ("mix, no cache", False, "mix")):  # fmt: skip
+            kinds[f"{name} {label}"] = (
+                lambda port, s=src, c=cache: _edukg(s, db, port, c, log), env, which)  # fmt: skip
+    return kinds
+
+
+def _report(figures: dict[str, list[dict[str, float]]]) -> None:
+    trivial = statistics.median(f["rps"] for f in figures["trivial ASGI"])
+    print(f"{'median':<24}{'req/s':>10}{'of trivial':>12}{'p99 ms':>10}{'non-2xx':>9}")
+    for name, runs in figures.items():
+        rps = statistics.median(f["rps"] for f in runs)
+        p99 = statistics.median(f["p99 ms"] for f in runs)
+        bad = sum(f["errors"] for f in runs)
+        print(f"{name:<24}{rps:>10.0f}{rps / trivial:>12.2f}{p99:>10.2f}{bad:>9.0f}")
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

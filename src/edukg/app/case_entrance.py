@@ -1,0 +1,200 @@
+"""The CASE provider's entrance: `/ims/case/v1p1/...` and `/ims/case/v1p0/...`.
+
+Same keys (x-api-key or Bearer), rate limits, ETags and 304 as the REST API, through the
+same pipeline; packages count as expensive work (the bounded pool); errors are
+`imsx_StatusInfo` bodies.
+
+With `--case-public`, a request without a key is limited by its client address (not by
+any key's bucket) and builds on a pool of its own, half the size of the keyed one, so
+anonymous importers cannot take what keyed clients need. Every answer is built once per
+release and kept (`--case-cache-mb`); requests for an answer being built wait for that
+one build rather than each making their own, so memory does not grow with them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from edukg.adapters.case.errors import CaseError, status_info
+from edukg.adapters.case.objects import Place
+from edukg.adapters.case.provider import COLLECTIONS, EXPENSIVE, CaseRequest, answer
+from edukg.adapters.config import Settings
+from edukg.app import caching
+from edukg.app.entrance import Entrance, KeyRule, Later
+from edukg.app.exchange import Answer, Exchange
+from edukg.app.memory import released
+from edukg.app.pipeline import guarded
+from edukg.app.requests import SEARCH_COST, query_of
+from edukg.app.workpool import Busy, WorkPool
+from edukg.model.errors import ApiError, RateLimitError
+from edukg.model.lru import ByteLru
+from edukg.services import graph as service
+from edukg.store.base import Store
+
+CASE_PATH = "/ims/case"
+VERSIONS = ("v1p1", "v1p0")
+
+
+def _request(path: str) -> tuple[str, CaseRequest]:
+    """(version, request) for a CASE path, or a 404 CaseError."""
+    parts = path[len(CASE_PATH) :].strip("/").split("/")
+    if len(parts) not in (2, 3) or parts[0] not in VERSIONS or parts[1] not in COLLECTIONS:
+        raise CaseError(404, "unknownobject", f"Nothing at {path[:200]}.")
+    if len(parts) == 2 and parts[1] != "CFDocuments":
+        raise CaseError(404, "unknownobject", f"{parts[1]} are read one at a time: add the id.")
+    return parts[0], CaseRequest(parts[1], parts[2] if len(parts) == 3 else None, {})
+
+
+@dataclass(slots=True, eq=False)
+class _Build(Later):
+    """A CASE answer to build: its tag (the key it is kept by), pool and work."""
+
+    tag: bytes
+    pool: WorkPool | None
+    build: Callable[[], bytes]
+    headers: list[tuple[bytes, bytes]]
+    matched: bool  # If-None-Match was `*`: a 304 once the answer is found
+
+
+class CaseAnswers:
+    """Answers the CASE paths for one app (its store, pools and kept answers)."""
+
+    def __init__(
+        self, settings: Settings, store: Store, work: WorkPool, io: WorkPool | None
+    ) -> None:
+        self.settings = settings
+        self.store = store
+        self.work = work
+        self.io = io
+        self.keyless_work = WorkPool(
+            max(1, settings.work_threads // 2), max(1, settings.work_waiting // 2)
+        )
+        self.answers: ByteLru[bytes, bytes] = ByteLru(
+            settings.case_cache_mb * 1024 * 1024, len, keep_last=False
+        )
+        self._building: dict[bytes, asyncio.Future[bytes]] = {}
+        self.builds = 0
+        self._cache_control = f"private, max-age={settings.cache_max_age}".encode()
+        self.entrance = Entrance(
+            "case", self.answer, key=KeyRule.CASE, screen=_screen, prepare=_prepare,
+            finish=self.finish, refuse=_refuse, method_refusal="{method} is not allowed: read-only.",
+        )  # fmt: skip
+
+    def status(self) -> dict[str, object]:
+        """Figures for the keyed /healthz details."""
+        kept = self.answers
+        return {
+            "answersKept": {"entries": len(kept), "bytes": kept.bytes, "maxBytes": kept.max_bytes},
+            "builds": self.builds,
+            "keylessWork": self.keyless_work.status(),
+        }
+
+    def close(self) -> None:
+        """Stop the keyless pool's threads."""
+        self.keyless_work.close()
+
+    def answer(self, ex: Exchange) -> Answer | Later:
+        """A 304 or a kept answer at once; else the build (`finish`)."""
+        version, request = ex.parsed
+        store = ex.store or self.store
+        info = service.loaded(store)
+        place = Place(self.settings.public_url, version, info.loaded_at)
+        values = {"id": request.sourced_id, "query": request.query}
+        tag = caching.etag(f"{info.data_version}/{info.content_id}",
+                           f"case:{version}:{request.collection}", values, b"")  # fmt: skip
+        headers = [_JSON, (b"etag", tag), (b"x-data-version", info.data_version.encode()),
+                   (b"cache-control", self._cache_control), _VARY]  # fmt: skip
+        # Only a 200 becomes a 304. A tag of this request was issued only on a 200 of it
+        # (an error of the same request errs every time), so a named tag needs no lookup;
+        # `*` names none, so the answer is found first.
+        condition = caching.if_none_match(ex.scope)
+        matched = condition is not None and caching.matches(condition, tag)
+        if matched and condition is not None and condition.strip() != b"*":
+            return 304, b"", [h for h in headers if h[0] != b"content-type"]
+        kept = self.answers.get(tag)
+        if kept is not None:
+            return (304, b"", headers[1:]) if matched else (200, kept, headers)
+        expensive = request.collection in EXPENSIVE
+        pool = (self.keyless_work if ex.keyless else self.work) if expensive else self.io
+        return _Build(tag, pool, lambda: released(b"".join(answer(store, place, request))),
+                      headers, matched)  # fmt: skip
+
+    async def finish(self, ex: Exchange, later: Later) -> Answer:
+        """Build the answer once, however many requests ask for it meanwhile."""
+        todo: Any = later
+        body = await self._built(todo.tag, todo.pool, lambda: guarded(ex, todo.build))
+        if todo.matched:
+            return 304, b"", todo.headers[1:]
+        return 200, body, todo.headers
+
+    async def _built(self, tag: bytes, pool: WorkPool | None, build: Callable[[], bytes]) -> bytes:
+        """The answer under `tag`: kept, being built (then awaited), or built here."""
+        while True:
+            kept = self.answers.get(tag)
+            if kept is not None:
+                return kept
+            building = self._building.get(tag)
+            if building is None:
+                break
+            with contextlib.suppress(_Abandoned):
+                return await asyncio.shield(building)
+        future: asyncio.Future[bytes] = asyncio.get_running_loop().create_future()
+        self._building[tag] = future
+        self.builds += 1
+        try:
+            body: bytes = await self._run(pool, build)
+        except Exception as exc:
+            future.set_exception(exc)
+            future.exception()  # retrieved: waiters may be none
+            raise
+        except BaseException:
+            future.set_exception(_Abandoned())  # the builder went away: a waiter builds
+            future.exception()
+            raise
+        finally:
+            del self._building[tag]
+        self.answers.put(tag, body)
+        future.set_result(body)
+        return body
+
+    @staticmethod
+    async def _run(pool: WorkPool | None, work: Callable[[], Any]) -> Any:
+        """Inline on SQLite (microseconds); off the event loop when a pool is given."""
+        return work() if pool is None else await pool.run(work)
+
+
+class _Abandoned(Exception):
+    """The request building an answer was cancelled before it was done."""
+
+
+def _screen(ex: Exchange) -> None:
+    """The path names a CASE collection (404 before anything else)."""
+    ex.parsed = _request(ex.path)
+
+
+def _prepare(ex: Exchange) -> int:
+    version, request = ex.parsed
+    ex.parsed = version, CaseRequest(request.collection, request.sourced_id, query_of(ex.scope))
+    return SEARCH_COST if request.collection in EXPENSIVE else 1
+
+
+def _refuse(exc: ApiError, ex: Exchange) -> Answer:
+    """A refusal as an `imsx_StatusInfo` body of the path's CASE version."""
+    version = "v1p1" if "/v1p0/" not in ex.path else "v1p0"
+    if not isinstance(exc, CaseError):
+        minor = _MINOR.get(exc.status, "invalid_selection_field")
+        status = 429 if isinstance(exc, Busy | RateLimitError) else exc.status
+        if isinstance(exc, Busy):
+            minor = "server_busy"
+        exc = CaseError(status, minor, exc.message)
+    return exc.status, status_info(exc.minor, exc.description, version), [_JSON]
+
+
+_MINOR = {401: "unauthorised_request", 404: "unknownobject", 405: "forbidden",
+          429: "server_busy", 503: "server_busy"}  # fmt: skip
+_JSON = (b"content-type", b"application/json")
+_VARY = (b"vary", b"X-Data-Version")

@@ -1,0 +1,69 @@
+"""What an entrance is: a kind of path, declared by what the pipeline checks before its
+handler and how its refusals are written.
+
+Every path the server answers belongs to one entrance (the API's reads and its POST
+operations, the CASE paths, `/mcp`, the fixed routes and the explorer), and every
+entrance goes through the same stages (app/pipeline.py). Adding one means declaring it
+here and in the route table, not copying the chain.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+from edukg.app.exchange import Answer, Exchange, Headers
+from edukg.model.errors import ApiError, error_response
+
+JSON = (b"content-type", b"application/json")
+READS = frozenset(("GET", "HEAD"))
+
+
+class KeyRule(enum.Enum):
+    """What an entrance asks of the request's key."""
+
+    REQUIRED = "required"  # a valid key, or 401
+    OPTIONAL = "optional"  # a valid key shows more (health details, a pinned release)
+    CASE = "case"  # required, unless `serve --case-public` and the request names none
+
+
+class Later:
+    """An answer the entrance finishes off the admission stages (expensive work, a body
+    still to read): what `answer` returns instead of a response."""
+
+
+def api_refusal(exc: ApiError, ex: Exchange) -> Answer:
+    """An Error answer in the API's shape."""
+    status, body = error_response(exc, ex.request_id)
+    return status, body, [JSON]
+
+
+@dataclass(frozen=True)
+class Entrance:
+    """One kind of path and what answering it takes.
+
+    The pipeline runs, in order: `screen` (checks that need no key), the method check,
+    the key (`key`), the release pin, `prepare` (parses; returns the request's cost), the
+    rate limit (when `limited`), `answer`, the key's confirmation; then, when `answer`
+    returned a `Later`, `finish` off those stages.
+    """
+
+    name: str
+    answer: Callable[[Exchange], Answer | Later]
+    key: KeyRule = KeyRule.REQUIRED
+    methods: frozenset[str] = READS
+    method_refusal: str = "{method} is not allowed here."
+    allow: bytes = b"GET, HEAD"
+    screen: Callable[[Exchange], None] | None = None
+    prepare: Callable[[Exchange], int] | None = None
+    finish: Callable[[Exchange, Later], Awaitable[Answer | None]] | None = None
+    refuse: Callable[[ApiError, Exchange], Answer] = api_refusal
+    body_first: bool = False  # its body is read before the key is checked (POST operations)
+    limited: bool = True  # the key's rate limit applies
+    wants_key: bool = False  # OPTIONAL: look the key up even when no release is named
+
+
+def method_headers(entrance: Entrance) -> Headers:
+    """What a 405 of `entrance` carries."""
+    return [(b"allow", entrance.allow)]

@@ -1,0 +1,58 @@
+"""One request on its way through the pipeline: what every stage reads and adds to.
+
+A typed record instead of a tuple passed by position: the stages (app/pipeline.py) and
+the entrances (the API's operations, CASE, MCP, the fixed routes) name what they use.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from edukg.store.base import Principal, Store
+
+Scope = dict[str, Any]
+Receive = Callable[[], Awaitable[dict[str, Any]]]
+Send = Callable[[dict[str, Any]], Awaitable[None]]
+Headers = list[tuple[bytes, bytes]]
+Answer = tuple[int, bytes, Headers]  # status, body, headers of a whole response
+
+
+@dataclass(slots=True, eq=False)
+class Exchange:
+    """A request and what the stages have learned of it so far."""
+
+    scope: Scope  # with any /releases/X prefix taken off its path
+    receive: Receive
+    send: Send
+    request_id: str
+    started: float  # time.perf_counter() when it arrived
+    asks_for_release: bool = False  # it names a release (header or path prefix)
+    release_by_path: str | None = None  # the release its /releases/X prefix named
+    release_refused: bool = False  # the release it names cannot answer (refused alike)
+    found: Any = None  # the route table's answer (routing.Found)
+    headers: Headers = field(default_factory=list)  # every response carries them (limits)
+    principal: Principal | None = None  # the key's holder, once authenticated
+    keyless: bool = False  # a keyless CASE request (serve --case-public)
+    store: Store | None = None  # the release answering it; None: the current one
+    body: bytes = b""  # a body read before the admission stages (POST operations)
+    cost: int = 1  # tokens of the rate limit; above 1 it is expensive work
+    parsed: Any = None  # what the entrance's own checks made of the request
+
+    @property
+    def method(self) -> str:
+        """The HTTP method."""
+        method: str = self.scope["method"]
+        return method
+
+    @property
+    def path(self) -> str:
+        """The path, without any /releases/X prefix."""
+        path: str = self.scope["path"]
+        return path
+
+    @property
+    def who(self) -> str | None:
+        """The key's name for the access log (never the key)."""
+        return self.principal.name if self.principal is not None else None

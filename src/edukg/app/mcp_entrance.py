@@ -1,0 +1,109 @@
+"""The MCP entrance: `/mcp` through the pipeline (size limits, the browser origin, keys,
+rate limits, the access log), then the SDK's stateless transport, with the pinned
+release's store for its tools."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+from urllib.parse import urlsplit
+
+from edukg.adapters.config import Settings
+from edukg.adapters.mcp import REQUEST_STORE
+from edukg.app.access_log import AccessLog
+from edukg.app.body import read_body
+from edukg.app.entrance import Entrance, Later
+from edukg.app.exchange import Answer, Exchange, Scope
+from edukg.app.requests import MCP_COST
+from edukg.app.workpool import WorkPool
+from edukg.model.errors import ForbiddenError
+
+MCP_PATH = "/mcp"
+_LATER = Later()
+
+
+class McpAnswers:
+    """Answers `/mcp` for one app (its pools and MCP server)."""
+
+    def __init__(self, settings: Settings, mcp_app: Any, work: WorkPool, log: AccessLog) -> None:
+        self.settings = settings
+        self._mcp_app = mcp_app
+        self.work = work
+        self._log = log
+        self.entrance = Entrance(
+            "mcp", lambda _ex: _LATER, screen=self._screen, prepare=lambda _ex: MCP_COST,
+            finish=self.finish, methods=frozenset(("POST",)), allow=b"POST",
+            # Stateless streamable HTTP: no server-sent stream to open (GET) and no
+            # session to end (DELETE); answering at once keeps probing clients and idle
+            # connections from hanging (MCP transport specification).
+            method_refusal=f"{{method}} is not allowed at {MCP_PATH}: this stateless MCP"
+            " server takes JSON-RPC messages by POST only.",
+        )  # fmt: skip
+
+    def _screen(self, ex: Exchange) -> None:
+        if ex.method == "POST":
+            _check_origin(ex.scope, self.settings)
+
+    async def finish(self, ex: Exchange, _later: Later) -> Answer | None:
+        """Read the body, then hand the request to the SDK on a work-pool slot; None: the
+        SDK has sent the answer (through the pipeline's log and headers)."""
+        body = await read_body(ex.scope, ex.receive)
+
+        async def logged_send(message: dict[str, Any]) -> None:
+            if message["type"] == "http.response.start":
+                message["headers"] = [*message.get("headers", []), *ex.headers,
+                                      (b"x-request-id", ex.request_id.encode())]  # fmt: skip
+                self._log.write(ex, message["status"])
+            await ex.send(message)
+
+        pinned = REQUEST_STORE.set(ex.store)
+        try:
+            async with self.work.slot():  # tool calls are expensive work too
+                await self._mcp_app(ex.scope, _replay(body, ex.receive), logged_send)
+        finally:
+            REQUEST_STORE.reset(pinned)
+        return None
+
+
+def _replay(body: bytes, receive: Any) -> Callable[[], Awaitable[dict[str, Any]]]:
+    """A receive that gives the body read already, then what the connection says next."""
+    sent = False
+
+    async def replayed() -> dict[str, Any]:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        message: dict[str, Any] = await receive()
+        return message
+
+    return replayed
+
+
+_LOOPBACK = frozenset(["localhost", "127.0.0.1", "[::1]"])
+
+
+def _check_origin(scope: Scope, settings: Any) -> None:
+    """A browser's Origin must be loopback, the public URL's own or an allowed one (the
+    MCP transport's defence against DNS rebinding); requests without one (programs, not
+    pages) pass."""
+    origin = next((v for k, v in scope["headers"] if k == b"origin"), None)
+    if origin is None:
+        return
+    text = origin.decode("latin-1").strip().rstrip("/").lower()
+    parsed = urlsplit(text)
+    host = parsed.hostname or ""
+    host = f"[{host}]" if ":" in host else host
+    allowed = {_origin_of(settings.public_url), *map(_origin_of, settings.allowed_origins)}
+    if parsed.scheme in ("http", "https") and (host in _LOOPBACK or _origin_of(text) in allowed):
+        return
+    raise ForbiddenError(
+        f"Origin {text[:100]!r} may not call {MCP_PATH}: browser pages are answered only from"
+        " loopback, the server's public URL or an origin allowed with --allowed-origin."
+    )
+
+
+def _origin_of(url: str) -> str:
+    """scheme://host[:port] of a URL, lower-cased."""
+    parts = urlsplit(url.strip().lower())
+    return f"{parts.scheme}://{parts.netloc}"

@@ -1,0 +1,188 @@
+"""The one request pipeline: every entrance's requests pass the same stages, in order.
+
+    request id and clock -> release prefix off the path -> route -> [body] ->
+    admission (on a network thread when PostgreSQL or Redis is used):
+        size limits -> entrance's screen -> method -> key -> release pin ->
+        entrance's prepare (cost) -> rate limit -> answer (response cache, handler) ->
+        key confirmation
+    -> [finish: expensive work, a body, a mounted app] -> send, then the access log
+
+Each stage is a small method over the request's `Exchange`; entrances (app/entrance.py)
+declare which checks apply to them and how their refusals are written. Database trouble
+becomes a 503 and anything unforeseen a 500, the same for every entrance.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from edukg.app.access import Access
+from edukg.app.access_log import AccessLog
+from edukg.app.body import closes_connection, read_body
+from edukg.app.entrance import Entrance, KeyRule, Later, method_headers
+from edukg.app.exchange import Answer, Exchange, Receive, Scope, Send
+from edukg.app.pinning import names_release, pin, unpinned
+from edukg.app.requests import check_sizes
+from edukg.app.routing import Router
+from edukg.app.workpool import RETRY_AFTER, Busy, WorkPool
+from edukg.model.errors import (
+    ApiError,
+    MethodNotAllowedError,
+    ServiceUnavailableError,
+    new_request_id,
+)
+from edukg.store.base import Releases, StatementTimeout, StoreUnavailable
+
+log = logging.getLogger("edukg")
+T = TypeVar("T")
+_CHUNK = 1 << 18  # bytes per body message of a large answer
+
+
+class Pipeline:
+    """Runs every request through the stages, for one app's parts."""
+
+    def __init__(
+        self,
+        router: Router,
+        access: Access,
+        releases: Releases,
+        io: WorkPool | None,
+        log: AccessLog,
+        fallback: Entrance,
+    ) -> None:
+        self.router = router
+        self.access = access
+        self.releases = releases
+        self.io = io  # None: everything waits on local files, so stages run inline
+        self.log = log
+        self.fallback = fallback  # what refuses a request before it is routed
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        plain, by_path = unpinned(scope)
+        ex = Exchange(plain, receive, send, new_request_id(), time.perf_counter())
+        ex.release_by_path = by_path
+        ex.asks_for_release = names_release(scope, by_path)
+        entrance = self.fallback
+        try:
+            ex.found = self.router.find(ex.path)
+            entrance = ex.found.entrance
+            if entrance.body_first and ex.method == "POST":
+                ex.body = await read_body(ex.scope, receive)
+            answer = await self.off_loop(ex, self._admit, ex, entrance)
+            if isinstance(answer, Later):
+                finish = entrance.finish
+                assert finish is not None, entrance.name
+                answer = await finish(ex, answer)
+        except ApiError as exc:
+            # A release that cannot answer is refused alike on every entrance.
+            answer = (self.fallback if ex.release_refused else entrance).refuse(exc, ex)
+            _refusal_headers(exc, ex)
+        if answer is not None:
+            await self.send(ex, send, answer)
+
+    def _admit(self, ex: Exchange, entrance: Entrance) -> Answer | Later:
+        """The stages before the entrance's own answer, then that answer."""
+        check_sizes(ex.scope)
+        if entrance.screen is not None:
+            entrance.screen(ex)
+        if ex.method not in entrance.methods:
+            ex.headers.extend(method_headers(entrance))
+            raise MethodNotAllowedError(entrance.method_refusal.format(method=ex.method))
+        confirm = self._key(ex, entrance)
+        if ex.principal is not None and ex.asks_for_release:
+            ex.release_refused = True
+            ex.store = pin(ex.scope, ex.release_by_path, self.releases)
+            ex.release_refused = False
+        if entrance.prepare is not None:
+            try:
+                ex.cost = entrance.prepare(ex)
+            except ApiError:
+                self._limit(ex, entrance)  # a bad request costs a token too
+                raise
+        self._limit(ex, entrance)
+        answer = entrance.answer(ex)
+        if confirm:  # after the reads, which may have brought the key store's revision
+            self.access.confirm()
+        return answer
+
+    def _key(self, ex: Exchange, entrance: Entrance) -> bool:
+        """The key stage; whether the key is still to be confirmed after the reads."""
+        rule = entrance.key
+        if rule is KeyRule.OPTIONAL:
+            if entrance.wants_key or ex.asks_for_release:
+                ex.principal = self.access.known_key(ex.scope)
+            return False
+        if rule is KeyRule.CASE and self.access.keyless_allowed(ex.scope):
+            ex.keyless = True
+            return False
+        ex.principal = self.access.authenticate(ex.scope)
+        return True
+
+    def _limit(self, ex: Exchange, entrance: Entrance) -> None:
+        if not entrance.limited:
+            return
+        if ex.keyless:
+            self.access.limit_keyless(ex.scope, ex.headers, ex.cost)
+        elif ex.principal is not None:
+            self.access.limit(ex.principal, ex.headers, ex.cost)
+
+    async def off_loop(self, ex: Exchange, stage: Callable[..., T], *args: Any) -> T:
+        """Run a synchronous stage: inline on SQLite (microseconds), on a network thread
+        when it may wait on PostgreSQL or Redis."""
+        if self.io is None:
+            return guarded(ex, stage, *args)
+        return await self.io.run(lambda: guarded(ex, stage, *args))
+
+    async def send(self, ex: Exchange, send: Send, answer: Answer) -> None:
+        """Send one whole answer with the request's own headers, logged before it leaves
+        (so the line exists once a client has its answer)."""
+        status, body, headers = answer
+        headers = [*headers, *ex.headers, (b"x-request-id", ex.request_id.encode()),
+                   (b"content-length", str(len(body)).encode())]  # fmt: skip
+        self.log.write(ex, status)
+        await send({"type": "http.response.start", "status": status, "headers": headers})
+        if ex.method == "HEAD" or status == 304:
+            body = b""
+        for start in range(0, len(body) - _CHUNK, _CHUNK):  # a large body: a few messages
+            piece = body[start : start + _CHUNK]
+            await send({"type": "http.response.body", "body": piece, "more_body": True})
+        await send({"type": "http.response.body", "body": body[_last_chunk(len(body)) :]})
+
+
+def guarded(ex: Exchange, stage: Callable[..., T], *args: Any) -> T:
+    """Run `stage`; an unreachable database is a 503, anything unforeseen a 500."""
+    try:
+        return stage(*args)
+    except ApiError:
+        raise
+    except StatementTimeout as exc:
+        log.warning("request %s: %s", ex.request_id, exc)
+        raise ServiceUnavailableError(
+            f"The request took too long to answer ({exc}). Narrow it, or try again shortly."
+        ) from None
+    except StoreUnavailable as exc:
+        log.warning("request %s: database unavailable: %s", ex.request_id, exc)
+        raise ServiceUnavailableError(
+            "The database cannot be reached right now. Try again shortly."
+        ) from None
+    except Exception:
+        log.exception("request %s failed: %s %s", ex.request_id, ex.method, ex.path)
+        raise ApiError(
+            "An unexpected error occurred. Quote the request id when reporting it."
+        ) from None
+
+
+def _refusal_headers(exc: ApiError, ex: Exchange) -> None:
+    """The headers a kind of refusal carries."""
+    retry = RETRY_AFTER if isinstance(exc, Busy) else getattr(exc, "retry_after", None)
+    if retry is not None and not any(name == b"retry-after" for name, _ in ex.headers):
+        ex.headers.append((b"retry-after", str(retry).encode()))
+    if closes_connection(exc):  # the rest of the body is not read
+        ex.headers.append((b"connection", b"close"))
+
+
+def _last_chunk(size: int) -> int:
+    return (max(0, size - 1) // _CHUNK) * _CHUNK

@@ -1,0 +1,71 @@
+"""The one request pipeline: a read's time limit, and how soon a server sees a revoke or a
+deleted key store when it no longer looks at its files on every request."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from edukg.adapters.config import Settings
+from edukg.app.core import EdukgApp
+from edukg.cli import build_demo
+from edukg.store import LOCAL_RECHECK, open_key_store
+from edukg.store.keys import keys_path_for
+from edukg.store.sqlite import SqliteStore
+from tests.support import BASE, ServerThread
+
+
+@pytest.mark.parametrize("sample_db", ["sqlite"], indirect=True)
+def test_a_read_past_its_time_limit_is_interrupted_and_answered_503(sample_db: str) -> None:
+    keys = open_key_store(sample_db)
+    key = keys.create(f"slow-{time.monotonic_ns()}", rate=0)
+    keys.close()
+    # A limit no read of many rows can meet: the page is interrupted, not waited for.
+    store = SqliteStore(sample_db, statement_seconds=1e-9)
+    server = ServerThread(EdukgApp(Settings(db=sample_db), store=store)).start()
+    page = f"{server.url}{BASE}/learning-components"
+    try:
+        headers = {"x-api-key": key}
+        slow = httpx.get(page, params=_MANY, headers=headers)
+        assert slow.status_code == 503, slow.text
+        body = slow.json()
+        assert body["error"] == "ServiceUnavailableError" and "took too long" in body["message"]
+        assert body["requestId"] == slow.headers["x-request-id"]
+        store.statement_seconds = 5.0  # the same server answers once reads may finish
+        fine = httpx.get(page, params=_MANY, headers=headers)
+        assert fine.status_code == 200
+    finally:
+        server.stop()
+
+
+def test_a_server_sees_a_revoke_and_a_deleted_key_store_within_its_recheck(
+    tmp_path: Path,
+) -> None:
+    db = str(tmp_path / "edukg.db")
+    build_demo(db)
+    admin = open_key_store(db)
+    alice, bob = admin.create("alice", rate=0), admin.create("bob", rate=0)
+    # Default settings: the server looks at its files at most every LOCAL_RECHECK seconds.
+    server = ServerThread(EdukgApp(Settings(db=db))).start()
+    url = f"{server.url}{BASE}/standards-frameworks"
+    try:
+        for key in (alice, bob):
+            assert httpx.get(url, headers={"x-api-key": key}).status_code == 200
+        assert admin.revoke("alice")
+        time.sleep(LOCAL_RECHECK * 5)
+        assert httpx.get(url, headers={"x-api-key": alice}).status_code == 401
+        assert httpx.get(url, headers={"x-api-key": bob}).status_code == 200
+        admin.close()
+        for path in keys_path_for(db).parent.glob(keys_path_for(db).name + "*"):
+            path.unlink()
+        time.sleep(LOCAL_RECHECK * 5)
+        gone = httpx.get(url, headers={"x-api-key": bob})  # no key store: every key refused
+        assert gone.status_code == 503 and gone.json()["error"] == "ServiceUnavailableError"
+    finally:
+        server.stop()
+
+
+_MANY = {"academicSubject": "Mathematics", "limit": "1000"}
