@@ -113,7 +113,7 @@ def mix_paths(db: str, size: int = 850) -> list[str]:
     c = sqlite3.connect(db)
     standards = [r[0] for r in c.execute(
         "SELECT case_uuid FROM docs WHERE kind = 'standard' AND case_uuid IS NOT NULL"
-        " ORDER BY identifier LIMIT ?", (size // 2,))]  # fmt: skip
+        " ORDER BY identifier LIMIT ?", (size * 2 // 3,))]  # fmt: skip
     components = [r[0] for r in c.execute(
         "SELECT identifier FROM docs WHERE kind = 'component' ORDER BY identifier LIMIT ?",
         (size // 5,))]  # fmt: skip
@@ -182,6 +182,8 @@ def main() -> int:
         www = Path(tmp) / "www"
         www.mkdir()
         (www / "body").write_bytes(body)
+        for readable in (Path(tmp), www, www / "body"):  # nginx's workers run as another user
+            readable.chmod(0o755)
         print(f"one standard: {len(body)} bytes; mix: {len(paths)} distinct paths", flush=True)
         kinds = _kinds(tmp, db, trees, args.access_log)
         figures: dict[str, list[dict[str, float]]] = {}

@@ -12,6 +12,7 @@ from edukg.store.base import Principal, StoreUnavailable
 
 Headers = list[tuple[bytes, bytes]]
 Scope = dict[str, Any]
+Head = dict[bytes, bytes]  # exchange.read_head
 
 
 class Access:
@@ -22,10 +23,10 @@ class Access:
         self.limiter = limiter
         self.settings = settings
 
-    def authenticate(self, scope: Scope) -> Principal:
+    def authenticate(self, head: Head) -> Principal:
         """The key's holder: from `X-API-Key`, or `Authorization: Bearer` (every entrance
         takes both); AuthenticationError otherwise."""
-        key = _key_of(scope)
+        key = _key_of(head)
         if not key:
             raise AuthenticationError(
                 "Missing API key: send it in the x-api-key header (or Authorization: Bearer)."
@@ -49,9 +50,9 @@ class Access:
                               settings.case_public_burst)  # fmt: skip
         self.limit(anonymous, extra, cost, f"keyless CASE requests from {address}")
 
-    def keyless_allowed(self, scope: Scope) -> bool:
+    def keyless_allowed(self, head: Head) -> bool:
         """A CASE request that names no key, with the CASE paths public (--case-public)."""
-        return self.settings.case_public and not _key_of(scope)
+        return self.settings.case_public and not _key_of(head)
 
     def limit(
         self, principal: Principal, extra: Headers, cost: int = 1, label: str | None = None
@@ -77,10 +78,10 @@ class Access:
                 {"retryAfter": decision.retry_after},
             )
 
-    def known_key(self, scope: Scope) -> Principal | None:
+    def known_key(self, head: Head) -> Principal | None:
         """The key's holder when a valid key came with the request, else None (no error)."""
         try:
-            principal = self.authenticate(scope)
+            principal = self.authenticate(head)
             self.confirm()
         except (AuthenticationError, StoreUnavailable):
             return None
@@ -104,14 +105,14 @@ class Access:
         return rate, burst
 
 
-def _key_of(scope: Scope) -> str | None:
-    """The key a request names, from `X-API-Key` or `Authorization: Bearer`; else None."""
-    headers: Headers = scope["headers"]
-    for name, value in headers:
-        if name == b"x-api-key":
-            return value.decode("latin-1")
-        if name == b"authorization":
-            scheme, _, token = value.decode("latin-1").partition(" ")
-            if scheme.lower() == "bearer" and token.strip():
-                return token.strip()
+def _key_of(head: Head) -> str | None:
+    """The key a request names, from `X-API-Key` or else `Authorization: Bearer`."""
+    value = head.get(b"x-api-key")
+    if value is not None:
+        return value.decode("latin-1")
+    value = head.get(b"authorization")
+    if value is not None:
+        scheme, _, token = value.decode("latin-1").partition(" ")
+        if scheme.lower() == "bearer" and token.strip():
+            return token.strip()
     return None

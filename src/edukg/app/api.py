@@ -84,7 +84,7 @@ class ApiAnswers:
         op, values, params, canon = ex.parsed
         store = ex.store or self.store
         info = service.loaded(store)
-        gz = caching.wants_gzip(ex.scope)
+        gz = caching.wants_gzip(ex.head.get(b"accept-encoding"))
         version, varies = self._version(op, store, info)
         # Keyed by what the handler reads, so parameters it ignores make no new entry.
         key = (info.content_id, info.data_version, varies, op.operation_id, canon, gz)
@@ -161,7 +161,7 @@ class ApiAnswers:
 
 def _conditional(ex: Exchange, body: bytes, headers: Headers, tag: bytes) -> Answer:
     """Only a 200 may become a 304, when If-None-Match names its tag."""
-    condition = caching.if_none_match(ex.scope) if ex.method != "POST" else None
+    condition = ex.head.get(b"if-none-match") if ex.method != "POST" else None
     if condition is not None and caching.matches(condition, tag):
         return 304, b"", [h for h in headers if h[0] not in _NOT_IN_304]
     return 200, body, headers

@@ -43,26 +43,23 @@ def etag(
     return b'"' + hashlib.sha256(key).hexdigest()[:32].encode() + b'"'
 
 
-def wants_gzip(scope: dict[str, Any]) -> bool:
-    """Whether the client accepts gzip (and did not refuse it with q=0)."""
-    for name, value in scope["headers"]:
-        if name == b"accept-encoding":
-            for part in value.lower().split(b","):
-                coding, _, params = part.strip().partition(b";")
-                if coding.strip() == b"gzip" and params.replace(b" ", b"") not in (
-                    b"q=0",
-                    b"q=0.0",
-                ):
-                    return True
-    return False
+def wants_gzip(accept_encoding: bytes | None) -> bool:
+    """Whether an Accept-Encoding header accepts gzip (and does not refuse it with q=0)."""
+    if accept_encoding is None:
+        return False
+    known = _ACCEPTS.get(accept_encoding)
+    if known is None:
+        known = False
+        for part in accept_encoding.lower().split(b","):
+            coding, _, params = part.strip().partition(b";")
+            if coding.strip() == b"gzip" and params.replace(b" ", b"") not in (b"q=0", b"q=0.0"):
+                known = True
+        if len(_ACCEPTS) < 256:  # clients send a handful of distinct values
+            _ACCEPTS[accept_encoding] = known
+    return known
 
 
-def if_none_match(scope: dict[str, Any]) -> bytes | None:
-    """The If-None-Match header, if any."""
-    for name, value in scope["headers"]:
-        if name == b"if-none-match":
-            return bytes(value)
-    return None
+_ACCEPTS: dict[bytes, bool] = {}
 
 
 def matches(header: bytes, tag: bytes) -> bool:

@@ -111,7 +111,7 @@ class CaseAnswers:
         # Only a 200 becomes a 304. A tag of this request was issued only on a 200 of it
         # (an error of the same request errs every time), so a named tag needs no lookup;
         # `*` names none, so the answer is found first.
-        condition = caching.if_none_match(ex.scope)
+        condition = ex.head.get(b"if-none-match")
         matched = condition is not None and caching.matches(condition, tag)
         if matched and condition is not None and condition.strip() != b"*":
             return 304, b"", [h for h in headers if h[0] != b"content-type"]

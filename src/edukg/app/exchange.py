@@ -19,6 +19,23 @@ Headers = list[tuple[bytes, bytes]]
 Answer = tuple[int, bytes, Headers]  # status, body, headers of a whole response
 
 
+# The request headers any stage reads: taken in one pass over the headers (with their
+# total size), not searched for by each stage.
+HEAD_NAMES = frozenset((b"x-api-key", b"authorization", b"x-data-version", b"accept-encoding",
+                        b"if-none-match", b"content-type", b"content-length", b"origin"))  # fmt: skip
+
+
+def read_head(headers: Headers) -> tuple[dict[bytes, bytes], int]:
+    """The headers of HEAD_NAMES (the first of each name) and every header's size."""
+    head: dict[bytes, bytes] = {}
+    size = 0
+    for name, value in headers:
+        size += len(name) + len(value)
+        if name in HEAD_NAMES and name not in head:
+            head[name] = value
+    return head, size
+
+
 @dataclass(slots=True, eq=False)
 class Exchange:
     """A request and what the stages have learned of it so far."""
@@ -28,6 +45,8 @@ class Exchange:
     send: Send
     request_id: str
     started: float  # time.perf_counter() when it arrived
+    head: dict[bytes, bytes]  # the headers stages read (read_head)
+    head_bytes: int  # all headers' size
     asks_for_release: bool = False  # it names a release (header or path prefix)
     release_by_path: str | None = None  # the release its /releases/X prefix named
     release_refused: bool = False  # the release it names cannot answer (refused alike)

@@ -29,12 +29,6 @@ def unpinned(scope: Scope) -> tuple[Scope, str | None]:
     return {**scope, "path": "/" + rest, "raw_path": raw}, version
 
 
-def names_release(scope: Scope, by_path: str | None) -> bool:
-    """Whether a request names a release at all (the common case, none, costs a scan of
-    its header names)."""
-    return by_path is not None or any(name == _HEADER for name, _ in scope["headers"])
-
-
 def pin(scope: Scope, by_path: str | None, releases: Releases) -> Store:
     """The store of the release a request names by its X-Data-Version header or (as
     `by_path`) its path prefix.

@@ -23,8 +23,8 @@ from edukg.app.access import Access
 from edukg.app.access_log import AccessLog
 from edukg.app.body import closes_connection, read_body
 from edukg.app.entrance import Entrance, KeyRule, Later, method_headers
-from edukg.app.exchange import Answer, Exchange, Receive, Scope, Send
-from edukg.app.pinning import names_release, pin, unpinned
+from edukg.app.exchange import Answer, Exchange, Receive, Scope, Send, read_head
+from edukg.app.pinning import pin, unpinned
 from edukg.app.requests import check_sizes
 from edukg.app.routing import Router
 from edukg.app.workpool import RETRY_AFTER, Busy, WorkPool
@@ -62,16 +62,20 @@ class Pipeline:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         plain, by_path = unpinned(scope)
-        ex = Exchange(plain, receive, send, new_request_id(), time.perf_counter())
+        head, size = read_head(scope["headers"])
+        ex = Exchange(plain, receive, send, new_request_id(), time.perf_counter(), head, size)
         ex.release_by_path = by_path
-        ex.asks_for_release = names_release(scope, by_path)
+        ex.asks_for_release = by_path is not None or b"x-data-version" in head
         entrance = self.fallback
         try:
             ex.found = self.router.find(ex.path)
             entrance = ex.found.entrance
             if entrance.body_first and ex.method == "POST":
                 ex.body = await read_body(ex.scope, receive)
-            answer = await self.off_loop(ex, self._admit, ex, entrance)
+            if self.io is None:  # SQLite and in-process limits: microseconds, inline
+                answer = guarded(ex, self._admit, ex, entrance)
+            else:
+                answer = await self.off_loop(ex, self._admit, ex, entrance)
             if isinstance(answer, Later):
                 finish = entrance.finish
                 assert finish is not None, entrance.name
@@ -85,7 +89,7 @@ class Pipeline:
 
     def _admit(self, ex: Exchange, entrance: Entrance) -> Answer | Later:
         """The stages before the entrance's own answer, then that answer."""
-        check_sizes(ex.scope)
+        check_sizes(ex.scope, ex.head_bytes)
         if entrance.screen is not None:
             entrance.screen(ex)
         if ex.method not in entrance.methods:
@@ -113,12 +117,12 @@ class Pipeline:
         rule = entrance.key
         if rule is KeyRule.OPTIONAL:
             if entrance.wants_key or ex.asks_for_release:
-                ex.principal = self.access.known_key(ex.scope)
+                ex.principal = self.access.known_key(ex.head)
             return False
-        if rule is KeyRule.CASE and self.access.keyless_allowed(ex.scope):
+        if rule is KeyRule.CASE and self.access.keyless_allowed(ex.head):
             ex.keyless = True
             return False
-        ex.principal = self.access.authenticate(ex.scope)
+        ex.principal = self.access.authenticate(ex.head)
         return True
 
     def _limit(self, ex: Exchange, entrance: Entrance) -> None:
