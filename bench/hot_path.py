@@ -163,6 +163,8 @@ def main() -> int:
     parser.add_argument("--seconds", type=int, default=6)
     parser.add_argument("--before", default=None, help="an earlier revision to alternate with")
     parser.add_argument("--access-log", action="store_true", help="edukg with its access log on")
+    parser.add_argument("--pg", default=None, metavar="URL",
+                        help="also the mix on PostgreSQL (a database made and dropped here)")  # fmt: skip
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp, contextlib.ExitStack() as stack:
         trees = {"edukg": ROOT / "src"}
@@ -185,17 +187,24 @@ def main() -> int:
         for readable in (Path(tmp), www, www / "body"):  # nginx's workers run as another user
             readable.chmod(0o755)
         print(f"one standard: {len(body)} bytes; mix: {len(paths)} distinct paths", flush=True)
-        kinds = _kinds(tmp, db, trees, args.access_log)
+        pg = stack.enter_context(_postgres(args.pg, args.export, env)) if args.pg else None
+        pg_headers = headers
+        if pg is not None:
+            made = subprocess.run([*cli, "keys", "create", "hot", "--rate", "0", "--db", pg],
+                                  env=env, check=True, capture_output=True, text=True)  # fmt: skip
+            pg_headers = {"x-api-key": made.stdout.splitlines()[-1]}
+        kinds = _kinds(tmp, db, trees, args.access_log, pg)
         figures: dict[str, list[dict[str, float]]] = {}
         for n in range(args.rounds):
             order = list(kinds) if n % 2 == 0 else list(reversed(kinds))
             for name in order:
                 command, env_of, which = kinds[name]
                 port = free_port()
+                keyed = pg_headers if " PG " in name else headers
                 with running(command(port), port, env_of):
                     if which == "mix":
-                        wrk(port, paths, headers, 2)  # every answer kept: then all hits
-                    got = wrk(port, paths if which == "mix" else [one], headers, args.seconds)
+                        wrk(port, paths, keyed, 2)  # every answer kept: then all hits
+                    got = wrk(port, paths if which == "mix" else [one], keyed, args.seconds)
                 figures.setdefault(name, []).append(got)
                 print(f"round {n + 1} {name}: {got}", file=sys.stderr, flush=True)
         _report(figures)
@@ -211,7 +220,27 @@ def _fetch(src: Path, db: str, path: str, headers: dict[str, str]) -> bytes:
         return httpx.get(f"http://127.0.0.1:{port}{path}", headers=headers).content
 
 
-def _kinds(tmp: str, db: str, trees: dict[str, Path], log: bool) -> dict[str, tuple[Any, Any, str]]:
+@contextlib.contextmanager
+def _postgres(url: str, export: str, env: dict[str, str]) -> Iterator[str]:
+    """A database of its own on the PostgreSQL at `url`, loaded with `export`."""
+    import psycopg
+
+    name = f"edukg_hot_{os.getpid()}"
+    with psycopg.connect(url, autocommit=True) as admin:
+        admin.execute(f'CREATE DATABASE "{name}"')
+    db = url.rsplit("/", 1)[0] + "/" + name
+    try:
+        subprocess.run([sys.executable, "-m", "edukg.cli", "load", export, "--db", db,
+                        "--no-index"], env=env, check=True, capture_output=True)  # fmt: skip
+        yield db
+    finally:
+        with psycopg.connect(url, autocommit=True) as admin:
+            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def _kinds(
+    tmp: str, db: str, trees: dict[str, Path], log: bool, pg: str | None
+) -> dict[str, tuple[Any, Any, str]]:
     nginx_conf = Path(tmp) / "nginx.conf"
     trivial = Path(tmp) / "trivial.py"
 
@@ -233,6 +262,9 @@ def _kinds(tmp: str, db: str, trees: dict[str, Path], log: bool) -> dict[str, tu
                                     ("mix, no cache", False, "mix")):  # fmt: skip
             kinds[f"{name} {label}"] = (
                 lambda port, s=src, c=cache: _edukg(s, db, port, c, log), env, which)  # fmt: skip
+        if pg is not None:
+            kinds[f"{name} PG mix, no cache"] = (
+                lambda port, s=src: _edukg(s, pg, port, False, log), env, "mix")  # fmt: skip
     return kinds
 
 
