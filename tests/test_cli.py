@@ -138,6 +138,14 @@ def test_serve_with_workers_and_a_base_path(tmp_path: Path) -> None:
             response = httpx.get(f"{base}/kg/standards-frameworks", headers={"x-api-key": key})
             assert response.status_code == 200
         assert httpx.get(f"{base}/knowledge-graph/v0/standards-frameworks").status_code == 404
+        # Metrics add up every worker's figures, whichever worker is scraped.
+        time.sleep(1.5)  # each worker writes its figures every second
+        counted = 'edukg_requests_total{entrance="api",operation="listFrameworks",status="200"}'
+        for _ in range(3):
+            scraped = httpx.get(f"{base}/metrics", headers={"authorization": f"Bearer {key}"})
+            assert scraped.status_code == 200, scraped.text
+            assert f"{counted} 6.0" in scraped.text
+        assert len(list((tmp_path / "w.db.metrics").glob("worker-*.json"))) == 2
     finally:
         stop(proc)
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import sys
+from typing import Any
 
 from edukg.adapters.config import Settings
 from edukg.adapters.explorer import Explorer
@@ -27,6 +28,7 @@ from edukg.app.diff_jobs import DiffJobs
 from edukg.app.exchange import Receive, Scope, Send
 from edukg.app.fixed import FixedRoutes
 from edukg.app.mcp_entrance import MCP_PATH, McpAnswers
+from edukg.app.metrics import Metrics, metrics_dir_for
 from edukg.app.pipeline import Pipeline
 from edukg.app.ratelimit import Limiter, MemoryLimiter, RedisLimiter
 from edukg.app.responses import ResponseCache
@@ -86,17 +88,24 @@ class EdukgApp:
             # 5 ms turn lets one request's Python delay the others' (docs/deployment.md).
             sys.setswitchinterval(SWITCH_INTERVAL)
         log = AccessLog(settings.access_log)
+        self.metrics = Metrics(metrics_dir_for(settings.db), self._part_figures)
         self.api = ApiAnswers(self.store, self.releases, self.changes, self.keys,
                               self.responses, self.work, settings.cache_max_age)  # fmt: skip
         self.case = CaseAnswers(settings, self.store, self.work, self.io)
-        self.mcp = McpAnswers(settings, streamable_http_app(self.mcp_server), self.work, log)
+        self.mcp = McpAnswers(
+            settings,
+            streamable_http_app(self.mcp_server),
+            self.work,
+            lambda ex, status: self.pipeline.record(ex, status),  # noqa: PLW0108 - made later
+        )
         self.fixed = FixedRoutes(self.store, self.keys, self.access, self._details,
-                                 Explorer(settings.base_path), settings.base_path)  # fmt: skip
+                                 Explorer(settings.base_path), settings.base_path,
+                                 self.metrics)  # fmt: skip
         self.router = self._routes(settings.base_path)
         self.openapi = build_openapi(settings.base_path, OPERATIONS, self.router.documented)
         self.fixed.publish(self.openapi)
-        self.pipeline = Pipeline(self.router, self.access, self.releases, self.io, log,
-                                 self.api.reads)  # fmt: skip
+        self.pipeline: Pipeline = Pipeline(self.router, self.access, self.releases, self.io, log,
+                                 self.metrics, self.api.reads)  # fmt: skip
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
@@ -112,6 +121,27 @@ class EdukgApp:
         router.fixed(MCP_PATH, self.mcp.entrance)
         router.prefix(CASE_PATH, self.case.entrance)
         return router
+
+    def _part_figures(self) -> dict[str, object]:
+        """What /metrics shows of this process's parts (metrics.Metrics)."""
+        cache, work, keyless = self.responses.status(), self.work, self.case.keyless_work
+        figures: dict[str, object] = {
+            "response_cache_hits": cache["hits"], "response_cache_misses": cache["misses"],
+            "response_cache_bytes": cache["bytes"], "response_cache_entries": cache["entries"],
+            "work_busy": work.busy + keyless.busy, "work_slots": work.slots + keyless.slots,
+            "work_refused": work.refused + keyless.refused,
+            "database_busy": self.io.busy if self.io else 0,
+            "database_threads": self.io.threads if self.io else 0,
+        }  # fmt: skip
+        with contextlib.suppress(Exception):  # a database down costs these figures only
+            info = self.store.info()
+            if info is not None:
+                figures.update(data_version=info.data_version, content_id=info.content_id)
+            progress: Any = self.fixed.index_watch.status(self.store).get("indexing")
+            if progress:
+                figures.update(index_texts_done=progress["done"],
+                               index_texts_total=progress["total"])  # fmt: skip
+        return figures
 
     def _details(self) -> dict[str, object]:
         """What the keyed /healthz shows of this app's parts."""
@@ -134,9 +164,11 @@ class EdukgApp:
                 # walk it again and again while requests wait (docs/benchmarks.md, 8th round).
                 gc.collect()
                 gc.freeze()
+                self.metrics.start()
                 await send({"type": "lifespan.startup.complete"})
             elif message["type"] == "lifespan.shutdown":
                 gc.unfreeze()
+                await self.metrics.stop()
                 await self._lifespan_stack.aclose()
                 self._close()
                 await send({"type": "lifespan.shutdown.complete"})

@@ -50,6 +50,7 @@ class Exchange:
     asks_for_release: bool = False  # it names a release (header or path prefix)
     release_by_path: str | None = None  # the release its /releases/X prefix named
     release_refused: bool = False  # the release it names cannot answer (refused alike)
+    database_error: bool = False  # the database failed it (counted by metrics)
     found: Any = None  # the route table's answer (routing.Found)
     headers: Headers = field(default_factory=list)  # every response carries them (limits)
     principal: Principal | None = None  # the key's holder, once authenticated

@@ -15,6 +15,7 @@ from edukg.adapters.openapi import HEALTH_PATH, READY_PATH
 from edukg.app.access import Access
 from edukg.app.entrance import Entrance, KeyRule
 from edukg.app.exchange import Answer, Exchange
+from edukg.app.metrics import CONTENT_TYPE, Metrics
 from edukg.app.probes import IndexWatch, readiness
 from edukg.app.routing import Handler, Router
 from edukg.model.errors import NotFoundError
@@ -38,6 +39,7 @@ class FixedRoutes:
         details: Callable[[], dict[str, object]],
         explorer: Explorer,
         base_path: str,
+        metrics: Metrics,
     ) -> None:
         self.store = store
         self.keys = keys
@@ -46,11 +48,14 @@ class FixedRoutes:
         self.index_watch = IndexWatch()
         self.explorer = explorer
         self.base_path = base_path
+        self.metrics = metrics
         self._openapi = b""
         self._docs: Answer = (404, b"", [])
         self.plain = Entrance("fixed", self._handled, key=KeyRule.OPTIONAL, limited=False)
         self.keyed = Entrance("fixed-keyed", self._handled, key=KeyRule.OPTIONAL, limited=False,
                               wants_key=True)  # fmt: skip
+        # Prometheus sends its key as a Bearer token; a scrape is not rate limited.
+        self.scraped = Entrance("metrics", self._handled, limited=False)
 
     def publish(self, openapi: dict[str, Any]) -> None:
         """Serve the OpenAPI document (made from the route table) and its docs page."""
@@ -71,6 +76,11 @@ class FixedRoutes:
         """Put the fixed routes in the route table."""
         plain = self.plain
         router.fixed("/readyz", self.keyed, self.ready, READY_PATH)
+        router.fixed(
+            "/metrics",
+            self.scraped,
+            lambda _ex: (200, self.metrics.render(), [(b"content-type", CONTENT_TYPE)]),
+        )
         router.fixed("/healthz", self.keyed, self.health, HEALTH_PATH)
         router.fixed("/openapi.json", plain, lambda _ex: (200, self._openapi, [_JSON]))
         router.fixed("/", plain, self.index)

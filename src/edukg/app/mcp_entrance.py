@@ -10,7 +10,6 @@ from urllib.parse import urlsplit
 
 from edukg.adapters.config import Settings
 from edukg.adapters.mcp import REQUEST_STORE
-from edukg.app.access_log import AccessLog
 from edukg.app.body import read_body
 from edukg.app.entrance import Entrance, Later
 from edukg.app.exchange import Answer, Exchange, Scope
@@ -25,11 +24,17 @@ _LATER = Later()
 class McpAnswers:
     """Answers `/mcp` for one app (its pools and MCP server)."""
 
-    def __init__(self, settings: Settings, mcp_app: Any, work: WorkPool, log: AccessLog) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        mcp_app: Any,
+        work: WorkPool,
+        record: Callable[[Exchange, int], None],
+    ) -> None:
         self.settings = settings
         self._mcp_app = mcp_app
         self.work = work
-        self._log = log
+        self._record = record  # the pipeline's: metrics and the access log
         self.entrance = Entrance(
             "mcp", lambda _ex: _LATER, screen=self._screen, prepare=lambda _ex: MCP_COST,
             finish=self.finish, methods=frozenset(("POST",)), allow=b"POST",
@@ -53,7 +58,7 @@ class McpAnswers:
             if message["type"] == "http.response.start":
                 message["headers"] = [*message.get("headers", []), *ex.headers,
                                       (b"x-request-id", ex.request_id.encode())]  # fmt: skip
-                self._log.write(ex, message["status"])
+                self._record(ex, message["status"])
             await ex.send(message)
 
         pinned = REQUEST_STORE.set(ex.store)

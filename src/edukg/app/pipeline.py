@@ -24,6 +24,7 @@ from edukg.app.access_log import AccessLog
 from edukg.app.body import closes_connection, read_body
 from edukg.app.entrance import Entrance, KeyRule, Later, method_headers
 from edukg.app.exchange import Answer, Exchange, Receive, Scope, Send, read_head
+from edukg.app.metrics import Metrics
 from edukg.app.pinning import pin, unpinned
 from edukg.app.requests import check_sizes
 from edukg.app.routing import Router
@@ -31,6 +32,7 @@ from edukg.app.workpool import RETRY_AFTER, Busy, WorkPool
 from edukg.model.errors import (
     ApiError,
     MethodNotAllowedError,
+    RateLimitError,
     ServiceUnavailableError,
     new_request_id,
 )
@@ -51,6 +53,7 @@ class Pipeline:
         releases: Releases,
         io: WorkPool | None,
         log: AccessLog,
+        metrics: Metrics,
         fallback: Entrance,
     ) -> None:
         self.router = router
@@ -58,6 +61,7 @@ class Pipeline:
         self.releases = releases
         self.io = io  # None: everything waits on local files, so stages run inline
         self.log = log
+        self.metrics = metrics
         self.fallback = fallback  # what refuses a request before it is routed
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -81,6 +85,8 @@ class Pipeline:
                 assert finish is not None, entrance.name
                 answer = await finish(ex, answer)
         except ApiError as exc:
+            if isinstance(exc, RateLimitError):
+                self.metrics.event("rate_limited")
             # A release that cannot answer is refused alike on every entrance.
             answer = (self.fallback if ex.release_refused else entrance).refuse(exc, ex)
             _refusal_headers(exc, ex)
@@ -146,7 +152,7 @@ class Pipeline:
         status, body, headers = answer
         headers = [*headers, *ex.headers, (b"x-request-id", ex.request_id.encode()),
                    (b"content-length", str(len(body)).encode())]  # fmt: skip
-        self.log.write(ex, status)
+        self.record(ex, status)
         await send({"type": "http.response.start", "status": status, "headers": headers})
         if ex.method == "HEAD" or status == 304:
             body = b""
@@ -154,6 +160,14 @@ class Pipeline:
             piece = body[start : start + _CHUNK]
             await send({"type": "http.response.body", "body": piece, "more_body": True})
         await send({"type": "http.response.body", "body": body[_last_chunk(len(body)) :]})
+
+    def record(self, ex: Exchange, status: int) -> None:
+        """The request's figures and its access-log line, as its answer leaves."""
+        metrics = self.metrics
+        metrics.request(*labels(ex), status, time.perf_counter() - ex.started)
+        if ex.database_error:
+            metrics.event("database_errors")
+        self.log.write(ex, status)
 
 
 def guarded(ex: Exchange, stage: Callable[..., T], *args: Any) -> T:
@@ -163,11 +177,13 @@ def guarded(ex: Exchange, stage: Callable[..., T], *args: Any) -> T:
     except ApiError:
         raise
     except StatementTimeout as exc:
+        ex.database_error = True
         log.warning("request %s: %s", ex.request_id, exc)
         raise ServiceUnavailableError(
             f"The request took too long to answer ({exc}). Narrow it, or try again shortly."
         ) from None
     except StoreUnavailable as exc:
+        ex.database_error = True
         log.warning("request %s: database unavailable: %s", ex.request_id, exc)
         raise ServiceUnavailableError(
             "The database cannot be reached right now. Try again shortly."
@@ -177,6 +193,14 @@ def guarded(ex: Exchange, stage: Callable[..., T], *args: Any) -> T:
         raise ApiError(
             "An unexpected error occurred. Quote the request id when reporting it."
         ) from None
+
+
+def labels(ex: Exchange) -> tuple[str, str]:
+    """The entrance and operation a request is counted under (metrics)."""
+    found = ex.found
+    if found is None:
+        return "none", "none"
+    return found.entrance.name, found.label
 
 
 def _refusal_headers(exc: ApiError, ex: Exchange) -> None:

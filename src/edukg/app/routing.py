@@ -36,6 +36,7 @@ class Found:
     operation: Operation[Any] | None = None
     values: dict[str, str] | None = None
     handler: Handler | None = None
+    label: str = "none"  # what metrics count it under: the operation id, or the route's path
 
 
 class Router:
@@ -71,8 +72,13 @@ class Router:
         self._entrance_of = entrance_of
         self._api_missing = Found(missing)
         self._nowhere = Found(nowhere)
+        self._found_of = {
+            t.operation.operation_id: Found(entrance_of(t.operation), t.operation,
+                                            label=t.operation.operation_id)
+            for routes in self._templates.values() for t in routes
+        }  # fmt: skip
         for path, op in self._operations.items():
-            self._exact[path] = Found(entrance_of(op), op, {})
+            self._exact[path] = Found(entrance_of(op), op, {}, label=op.operation_id)
 
     def fixed(
         self,
@@ -82,13 +88,13 @@ class Router:
         doc: dict[str, Any] | None = None,
     ) -> None:
         """Answer `path` itself; `doc`: its OpenAPI path item, if listed."""
-        self._fixed[path] = Found(entrance, handler=handler)
+        self._fixed[path] = Found(entrance, handler=handler, label=path)
         if doc is not None:
             self.documented[path] = doc
 
     def prefix(self, path: str, entrance: Entrance, handler: Handler | None = None) -> None:
         """Answer `path` and everything under it."""
-        self._prefixes.append((path, Found(entrance, handler=handler)))
+        self._prefixes.append((path, Found(entrance, handler=handler, label=path)))
 
     def under_base(self, path: str) -> bool:
         """Whether `path` lies under the API's base path."""
@@ -106,7 +112,9 @@ class Router:
             matched = self.match(path)
             if matched is None:
                 return self._api_missing
-            return Found(self._entrance_of(matched[0]), matched[0], matched[1])
+            op, values = matched
+            known = self._found_of[op.operation_id]
+            return Found(known.entrance, op, values, label=known.label)
         return self._nowhere
 
     def match(self, path: str) -> tuple[Operation[Any], dict[str, str]] | None:

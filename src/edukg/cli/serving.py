@@ -14,6 +14,7 @@ from typing import Any
 import httpx
 
 from edukg import __version__
+from edukg.adapters import metrics_files
 from edukg.adapters.config import Settings, options, to_env
 from edukg.cli.data import build_demo, index_step
 from edukg.cli.output import (
@@ -56,6 +57,8 @@ def _serve(settings: Settings, sock: socket.socket | None = None, banner: str = 
         except server.PortUnavailable as exc:
             say(f"{exc}; nothing was started (choose another with --port)")
             return EXIT_NO_SERVER
+    # Counters start from zero with each `serve` (an earlier run's workers are gone).
+    metrics_files.clear(metrics_files.metrics_dir_for(settings.db))
     # Worker processes read their settings from the environment (Settings.from_env).
     for name, option in options():
         os.environ[option.env] = to_env(option, getattr(settings, name))
