@@ -56,7 +56,7 @@ class ApiAnswers:
         self.work = work
         # Private: responses sit behind a key, so shared caches must not keep them.
         self._cache_control = (b"cache-control", f"private, max-age={cache_max_age}".encode())
-        self._recent: dict[tuple[bytes, bytes], tuple[dict[str, Any], Any, bytes]] = {}
+        self._recent: dict[tuple[bytes, bytes], tuple[dict[str, Any], Any, bytes, int]] = {}
         self.reads = Entrance("api", self.answer, prepare=self.prepare, finish=self.finish,
                               method_refusal="{method} is not allowed: this API is read-only.")  # fmt: skip
         self.posts = Entrance(
@@ -74,9 +74,9 @@ class ApiAnswers:
     def prepare(self, ex: Exchange) -> int:
         """The request's validated parameters; its cost."""
         op: Operation[Any] = ex.found.operation
-        values, params, canon = self._parsed(op, ex)
+        values, params, canon, cost = self._parsed(op, ex)
         ex.parsed = (op, values, params, canon)
-        return request_cost(op, values)
+        return cost
 
     def answer(self, ex: Exchange) -> Answer | Pending:
         """The response from the cache, built here when cheap, or what building it takes
@@ -113,22 +113,24 @@ class ApiAnswers:
             varies += ":" + self.releases.stamp()
         return f"{info.data_version}/{info.content_id}{varies}", varies
 
-    def _parsed(self, op: Operation[Any], ex: Exchange) -> tuple[dict[str, Any], Any, bytes]:
+    def _parsed(self, op: Operation[Any], ex: Exchange) -> tuple[dict[str, Any], Any, bytes, int]:
         """Validated values, by name, as the operation's parameter object and in canonical
-        form (what the response cache knows them by), remembered for recent URLs (a few
-        thousand, oldest out): repeated requests, the common case, skip re-validating the
-        same bytes."""
+        form (what the response cache knows them by), and the request's cost; remembered
+        for recent URLs (a few thousand, oldest out): repeated requests, the common case,
+        skip re-validating the same bytes."""
         scope = ex.scope
         if op.takes_body:  # a body is new each time: nothing to remember it by
             require_json(scope)
             values = parse_body(op.declared, ex.body)
-            return values, instance(op.params, values), caching.canonical(values)
+            parsed = instance(op.params, values)
+            return values, parsed, caching.canonical(values), request_cost(op, values)
         key = (scope.get("raw_path") or ex.path.encode(), scope.get("query_string", b""))
         known = self._recent.get(key)
         if known is not None:
             return known
         values = parse_values(op.declared, query_of(scope), ex.found.values or {})
-        parsed = (values, instance(op.params, values), caching.canonical(values))
+        parsed = (values, instance(op.params, values), caching.canonical(values),
+                  request_cost(op, values))  # fmt: skip
         if len(self._recent) >= _RECENT_URLS:
             self._recent.pop(next(iter(self._recent)), None)
         self._recent[key] = parsed

@@ -198,9 +198,7 @@ def guarded(ex: Exchange, stage: Callable[..., T], *args: Any) -> T:
 def labels(ex: Exchange) -> tuple[str, str]:
     """The entrance and operation a request is counted under (metrics)."""
     found = ex.found
-    if found is None:
-        return "none", "none"
-    return found.entrance.name, found.label
+    return ("none", "none") if found is None else found.counted_as
 
 
 def _refusal_headers(exc: ApiError, ex: Exchange) -> None:

@@ -19,6 +19,7 @@ from edukg.app.entrance import Entrance
 from edukg.app.exchange import Answer, Exchange
 
 Handler = Callable[[Exchange], Answer | None]  # None: nothing here after all (a 404)
+_RECENT_PATHS = 4096
 
 
 @dataclass(frozen=True)
@@ -38,6 +39,11 @@ class Found:
     handler: Handler | None = None
     label: str = "none"  # what metrics count it under: the operation id, or the route's path
 
+    @property
+    def counted_as(self) -> tuple[str, str]:
+        """(entrance, operation): what metrics count a request under."""
+        return self.entrance.name, self.label
+
 
 class Router:
     """Finds what answers a path."""
@@ -49,6 +55,7 @@ class Router:
         self._exact: dict[str, Found] = {}
         self._fixed: dict[str, Found] = {}
         self._prefixes: list[tuple[str, Found]] = []
+        self._recent: dict[str, Found] = {}
         self.documented: dict[str, dict[str, Any]] = {}  # path -> its OpenAPI path item
         for op in operations:
             path = base_path + op.path
@@ -101,10 +108,19 @@ class Router:
         return not self.base_path or path == self.base_path or path.startswith(self.base_path + "/")
 
     def find(self, path: str) -> Found:
-        """What answers `path` (the 404 entrance's Found when nothing does)."""
-        found = self._exact.get(path) or self._fixed.get(path)
+        """What answers `path` (the 404 entrance's Found when nothing does); the answers
+        for recent paths are remembered (a few thousand, oldest out), so a repeated
+        request's path is one dictionary lookup."""
+        found = self._exact.get(path) or self._fixed.get(path) or self._recent.get(path)
         if found is not None:
             return found
+        found = self._search(path)
+        if len(self._recent) >= _RECENT_PATHS:
+            self._recent.pop(next(iter(self._recent)), None)
+        self._recent[path] = found
+        return found
+
+    def _search(self, path: str) -> Found:
         for prefix, owner in self._prefixes:
             if path.startswith(prefix) and (len(path) == len(prefix) or path[len(prefix)] == "/"):
                 return owner
