@@ -90,6 +90,9 @@ bench: setup
 	$(BIN)/python bench/pg_load.py --rounds 1
 	$(BIN)/python bench/fairness.py
 	$(BIN)/python bench/response_cache.py
+	$(BIN)/python bench/hot_path.py --pg $${EDUKG_BENCH_PG:-postgresql://postgres@127.0.0.1:5432/postgres}
+	$(BIN)/python bench/pipeline_cost.py
+	$(BIN)/python bench/routing.py
 	$(BIN)/python bench/crosswalks.py --export .bench/export
 	$(BIN)/python bench/align_eval.py
 	$(BIN)/python bench/align_latency.py
