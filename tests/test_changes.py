@@ -152,9 +152,13 @@ def test_changes_equal_a_record_by_record_comparison(served: Any) -> None:
     for c in walked:
         if c["type"] == "node":
             assert set(c) == {"type", "label", "identifier", "change", "changedProperties",
-                              "caseIdentifierUUID", "statementCode"}  # fmt: skip
+                              "caseIdentifierUUID", "statementCode", "name"}  # fmt: skip
+            assert c["name"], c  # what a person calls it: its name, else its statement
         else:
             assert {"sourceIdentifier", "targetIdentifier"} <= set(c)
+            # Each end as a person knows it, from the release the relationship is in.
+            assert {"sourceCode", "sourceName", "targetCode", "targetName"} <= set(c)
+            assert c["sourceName"] or c["sourceCode"], c
 
 
 def test_a_walk_survives_a_switch_of_the_current_release(served: Any) -> None:
@@ -276,19 +280,21 @@ def test_explorer_what_changed(lone_browser: Any, served: Any) -> None:
     assert page.input_value("#from") == OLD and page.input_value("#to") == NEW
     rows = page.inner_text("#counts tbody")
     assert "hasStandardAlignment" in rows and "StandardsFrameworkItem" in rows
-    page.wait_for_selector("#changes li")
+    page.wait_for_selector("section.changes li")
     page.select_option("#label", "StandardsFrameworkItem")
     page.wait_for_url("**label=StandardsFrameworkItem**")
     page.wait_for_selector("#status:has-text('changed records shown')")
     page.select_option("#change", "removed")
     page.wait_for_url("**change=removed**")
-    page.wait_for_selector("#changes li a")
+    page.wait_for_selector("#removed li a")
     page.wait_for_selector("#status:has-text('changed records shown')")
-    items = page.locator("#changes li").all_inner_texts()
+    items = page.locator("#removed li").all_inner_texts()
     removed = [e for e in expected if e[1] == "StandardsFrameworkItem" and e[3] == "removed"]
-    assert len(items) == len(removed) and all("removed" in x for x in items)
+    # Grouped by change: only the Removed section is shown for change=removed.
+    assert len(items) == len(removed)
+    assert page.locator("#added, #modified").count() == 0
     shot(page, "what-changed", "postgres" if "postgres" in db else "sqlite")
-    page.click("#changes li a >> nth=0")  # the removed standard, in the release it exists in
+    page.click("#removed li a >> nth=0")  # the removed standard, in the release it exists in
     page.wait_for_selector(".statement")
     assert page.input_value("#release") == OLD
     # A reworded standard's page names the release it last changed in.

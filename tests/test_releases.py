@@ -532,3 +532,33 @@ def test_a_cursor_used_with_another_release_names_both(two: tuple[Api, Edits, st
     same = api.http.get(BASE + "/standards-frameworks", headers=pinned,
                         params={"limit": 1, "cursor": cursor})  # fmt: skip
     assert same.status_code == 200
+
+
+def test_explorer_what_changed_reads_as_people_name_things(
+    lone_browser: Any, two: tuple[Api, Edits, str]
+) -> None:
+    from tests.test_explorer import enter_key, shot
+
+    api, edits, db = two
+    page = lone_browser.new_page(viewport={"width": 1100, "height": 900})
+    enter_key(page, api)
+    page.goto(f"{api.server.url}/explore/changes?from={OLD}&to={NEW}")
+    page.wait_for_selector("#modified table.values")
+    # Grouped by change: the removed standard by its code, in the Removed section only.
+    removed = page.inner_text("#removed")
+    assert edits.removed_code in removed
+    assert edits.removed_code not in page.inner_text("#added")
+    # Its relationships went with it: their ends by code and name, not UUID pairs.
+    for item in page.locator("#removed li").all():
+        text = item.inner_text()
+        if "→" in text:
+            assert edits.removed_code in text
+    assert "→" in removed
+    # The reworded standard: old and new side by side, the new words marked.
+    before = page.inner_text("#modified td.before")
+    after = page.inner_text("#modified td.after")
+    assert before.strip() == edits.old_text and after.strip() == edits.new_text
+    inserted = " ".join(page.locator("#modified td.after ins").all_inner_texts())
+    assert inserted == "Reworded in release 2:"
+    assert page.locator("#modified td.before del").count() == 0
+    shot(page, "what-changed-values", "postgres" if is_postgres(db) else "sqlite")

@@ -21,6 +21,8 @@ from edukg.store import ChangeStore, Releases, Store
 from edukg.store.base import ChangeRow, pair_name
 
 _BATCH = 5000
+_ENDS_BATCH = 500  # relationship changes whose ends are read at once
+_NAME_CHARS = 160
 ADDED, REMOVED, MODIFIED = "added", "removed", "modified"
 CHANGES = (ADDED, REMOVED, MODIFIED)
 _SEP = "\x1f"  # between the parts of a paging key: below every printable character
@@ -137,6 +139,7 @@ def _row(kind: str, old: _Keyed | None, new: _Keyed | None) -> ChangeRow | None:
     if kind == "node":
         doc["caseIdentifierUUID"] = props.get("caseIdentifierUUID")
         doc["statementCode"] = props.get("statementCode")
+        doc["name"] = _named(props)
         key = f"n{_SEP}{identifier}"
     else:
         doc["sourceIdentifier"] = record["source_identifier"]
@@ -147,15 +150,53 @@ def _row(kind: str, old: _Keyed | None, new: _Keyed | None) -> ChangeRow | None:
 
 
 def diff(older: Store, newer: Store) -> Iterator[ChangeRow]:
-    """Every change from `older` to `newer`: nodes, then relationships, in key order."""
+    """Every change from `older` to `newer`: nodes, then relationships (each with its
+    ends' codes and names), in key order."""
     for kind, parse in (("node", _node), ("relationship", _relationship)):
         relationships = kind == "relationship"
         old_lines = older.export_lines(relationships, by_ends=relationships)
         new_lines = newer.export_lines(relationships, by_ends=relationships)
-        for old, new in _paired(_Side(old_lines, parse), _Side(new_lines, parse)):
-            row = _row(kind, old, new)
-            if row is not None:
-                yield row
+        rows = (_row(kind, old, new) for old, new in
+                _paired(_Side(old_lines, parse), _Side(new_lines, parse)))  # fmt: skip
+        changed = (row for row in rows if row is not None)
+        yield from _with_ends(changed, older, newer) if relationships else changed
+
+
+def _named(props: dict[str, Any]) -> str | None:
+    """What a person calls a record: its name, else its statement, shortened."""
+    text = props.get("name") or props.get("description")
+    return str(text)[:_NAME_CHARS] if text else None
+
+
+def _with_ends(rows: Iterator[ChangeRow], older: Store, newer: Store) -> Iterator[ChangeRow]:
+    """Relationship changes with the code and name of each end, read in batches (from the
+    release the relationship is in)."""
+    batch: list[ChangeRow] = []
+    for row in rows:
+        batch.append(row)
+        if len(batch) >= _ENDS_BATCH:
+            yield from _ends_named(batch, older, newer)
+            batch = []
+    yield from _ends_named(batch, older, newer)
+
+
+def _ends_named(batch: list[ChangeRow], older: Store, newer: Store) -> Iterator[ChangeRow]:
+    docs = [orjson.loads(row[5]) for row in batch]
+    ends: dict[bool, dict[str, tuple[Any, Any]]] = {}
+    for removed, store in ((True, older), (False, newer)):
+        wanted = {d[f"{side}Identifier"] for d in docs if (d["change"] == REMOVED) == removed
+                  for side in ("source", "target")}  # fmt: skip
+        found = store.by_identifiers(sorted(wanted)) if wanted else {}
+        ends[removed] = {}
+        for identifier, record in found.items():
+            props = orjson.loads(record.doc)
+            ends[removed][identifier] = (props.get("statementCode"), _named(props))
+    for row, doc in zip(batch, docs, strict=True):
+        known = ends[doc["change"] == REMOVED]
+        for side in ("source", "target"):
+            code, name = known.get(doc[f"{side}Identifier"], (None, None))
+            doc[f"{side}Code"], doc[f"{side}Name"] = code, name
+        yield (*row[:5], orjson.dumps(doc), row[6])
 
 
 def compute(older: Store, newer: Store, changes: ChangeStore, pair: str) -> dict[str, Any]:

@@ -368,8 +368,9 @@
         <label for="change">Change <select id="change"><option value="">All</option><option>added</option><option>removed</option><option>modified</option></select></label>
       </div>
       <table id="counts"><thead><tr><th scope="col">Label</th><th scope="col">Added</th><th scope="col">Removed</th><th scope="col">Modified</th></tr></thead><tbody></tbody></table>
-      <h2>Records</h2><ul class="plain fw-list" id="changes" aria-label="Changed records"></ul>
-      <button type="button" id="more" hidden>More</button>`;
+      ${CHANGE_KINDS.filter((k) => !change || k === change).map((k) => `<section class="changes" id="${k}">
+        <h2>${CHANGE_TITLES[k]}</h2><ul class="plain fw-list" aria-label="${CHANGE_TITLES[k]} records"></ul>
+        <button type="button" class="more" hidden>More</button></section>`).join("")}`;
     const f = (sel) => main.querySelector(sel);
     const go = () => {
       const next = new URLSearchParams({ from: f("#from").value, to: f("#to").value });
@@ -395,28 +396,74 @@
     for (const sel of ["#from", "#to", "#label", "#change"]) f(sel).onchange = go;
     f("#counts tbody").innerHTML = summary.counts.map((c) => `<tr><th scope="row">${esc(c.label)}</th><td>${c.added}</td><td>${c.removed}</td><td>${c.modified}</td></tr>`).join("")
       || '<tr><td colspan="4">No record changed.</td></tr>';
-    let cursor = null, shown = 0;
-    const more = async () => {
-      const page = await api("/changes", { from, to, label, change, limit: 100, cursor });
+    // One section per kind of change, each paged on its own; a modified record shows its
+    // old and new values side by side.
+    let shown = 0;
+    const sections = [...main.querySelectorAll("section.changes")];
+    const more = async (section, cursor) => {
+      const kind = section.id, button = section.querySelector(".more");
+      const page = await api("/changes", { from, to, label, change: kind, limit: 100, cursor,
+                                           includeValues: kind === "modified" });
       if (mine !== routed) return;
-      page.data.forEach((c) => f("#changes").append(changeItem(c, c.change === "removed" ? from : to)));
+      page.data.forEach((c) => section.querySelector("ul").append(changeItem(c, c.change === "removed" ? from : to)));
       shown += page.data.length;
-      cursor = page.pagination.nextCursor;
-      f("#more").hidden = !page.pagination.hasMore;
-      say(`${shown} changed records shown, from ${from} to ${to}.`);
+      button.hidden = !page.pagination.hasMore;
+      button.onclick = () => more(section, page.pagination.nextCursor).catch((err) => say(explain(err), true));
+      if (!page.data.length) section.querySelector("ul").append(el('<li class="muted">None.</li>'));
     };
-    f("#more").onclick = () => more().catch((err) => say(explain(err), true));
-    await more();
+    await Promise.all(sections.map((section) => more(section, null)));
+    if (mine === routed) say(`${shown} changed records shown, from ${from} to ${to}.`);
   }
+
+  const CHANGE_KINDS = ["added", "removed", "modified"];
+  const CHANGE_TITLES = { added: "Added", removed: "Removed", modified: "Modified" };
 
   function changeItem(c, release) {  // linked to its page in the release where it exists
     const page = !c.caseIdentifierUUID ? null
       : c.label === "StandardsFramework" ? `/frameworks/${c.caseIdentifierUUID}`
       : c.label === "StandardsFrameworkItem" ? `/standards/${c.caseIdentifierUUID}` : null;
-    const name = c.type === "node" ? (c.statementCode || c.identifier) : `${c.sourceIdentifier} → ${c.targetIdentifier}`;
-    const shown = page ? `<a href="${href(page)}?release=${encodeURIComponent(release)}">${esc(name)}</a>` : esc(name);
-    const what = c.changedProperties.length ? ` <span class="muted">${esc(c.changedProperties.join(", "))}</span>` : "";
-    return el(`<li><span class="chip">${esc(c.change)}</span><span class="chip">${esc(c.label)}</span> ${shown}${what}</li>`);
+    const shown = c.type === "node" ? named(c.statementCode, c.name, c.identifier)
+      : `${named(c.sourceCode, c.sourceName, c.sourceIdentifier, 70)} → ${named(c.targetCode, c.targetName, c.targetIdentifier, 70)}`;
+    const title = page ? `<a href="${href(page)}?release=${encodeURIComponent(release)}">${shown}</a>` : shown;
+    const item = el(`<li><span class="chip">${esc(c.label)}</span> ${title}</li>`);
+    if (c.change === "modified") item.append(valuesTable(c));
+    return item;
+  }
+
+  // A record as a person knows it: its code and name; its identifier only when it has neither.
+  function named(code, name, identifier, chars = 160) {
+    if (!code && !name) return `<code>${esc(identifier)}</code>`;
+    return `${code ? `<b>${esc(code)}</b> ` : ""}${name ? esc(clip(name, chars)) : ""}`;
+  }
+
+  function valuesTable(c) {  // each changed property: the old value beside the new
+    const before = c.before || {}, after = c.after || {};
+    const rows = c.changedProperties.map((p) => {
+      const [old, now] = marked(shownValue(before[p]), shownValue(after[p]));
+      return `<tr><th scope="row">${esc(p)}</th><td class="before">${old}</td><td class="after">${now}</td></tr>`;
+    }).join("");
+    return el(`<table class="values"><thead><tr><th scope="col">Property</th><th scope="col">Before</th><th scope="col">After</th></tr></thead><tbody>${rows}</tbody></table>`);
+  }
+
+  const shownValue = (v) => v === undefined || v === null ? "" : typeof v === "string" ? v : JSON.stringify(v);
+
+  // Both texts with the words the other lacks marked (<del> in the old, <ins> in the new),
+  // from the longest common sequence of words.
+  function marked(a, b) {
+    const x = a.split(/(\s+)/), y = b.split(/(\s+)/);
+    if (x.length * y.length > 250000) return [esc(a), esc(b)];  // too long to compare here
+    const n = x.length, m = y.length, L = Array.from({ length: n + 1 }, () => new Uint16Array(m + 1));
+    for (let i = n - 1; i >= 0; i--) for (let j = m - 1; j >= 0; j--) {
+      L[i][j] = x[i] === y[j] ? L[i + 1][j + 1] + 1 : Math.max(L[i + 1][j], L[i][j + 1]);
+    }
+    const old = [], now = [];
+    let i = 0, j = 0;
+    while (i < n || j < m) {
+      if (i < n && j < m && x[i] === y[j]) { old.push(esc(x[i])); now.push(esc(y[j])); i++; j++; }
+      else if (j < m && (i === n || L[i][j + 1] >= L[i + 1][j])) { now.push(/^\s+$/.test(y[j]) ? esc(y[j]) : `<ins>${esc(y[j])}</ins>`); j++; }
+      else { old.push(/^\s+$/.test(x[i]) ? esc(x[i]) : `<del>${esc(x[i])}</del>`); i++; }
+    }
+    return [old.join(""), now.join("")];
   }
 
   // ---- routing -----------------------------------------------------------------------
