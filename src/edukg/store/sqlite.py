@@ -9,7 +9,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any, TypeVar, overload
+from typing import Any, overload
 from urllib.parse import quote
 
 import orjson
@@ -35,33 +35,6 @@ log = logging.getLogger("edukg.store")
 # deadline (docs/security.md).
 STATEMENT_SECONDS = 5.0
 _PROGRESS_STEPS = 1_000  # virtual-machine steps between looks at the clock (microseconds)
-T = TypeVar("T")
-
-
-def _timed(read: Callable[..., T]) -> Callable[..., T]:
-    """One seam for every read of the served file: a deadline for its statements (the
-    outermost read's, when reads nest), and an interrupted one turned into
-    StatementTimeout."""
-
-    @functools.wraps(read)
-    def timed(self: SqliteStore, *args: Any, **kwargs: Any) -> T:
-        local = self._until
-        outer = getattr(local, "at", 0.0)
-        if not outer:
-            local.at = time.monotonic() + self.statement_seconds
-        try:
-            return read(self, *args, **kwargs)
-        except sqlite3.OperationalError as exc:
-            if "interrupted" not in str(exc):
-                raise
-            raise StatementTimeout(
-                f"a read of the data took longer than {self.statement_seconds:g} s"
-            ) from None
-        finally:
-            if not outer:
-                local.at = 0.0
-
-    return timed
 
 
 _MANY = 500  # nodes per statement of lookup_many
@@ -181,6 +154,31 @@ class SqliteStore:
         until: float = getattr(self._until, "at", 0.0)
         return 1 if until and time.monotonic() > until else 0
 
+    def _query(
+        self, sql: str, params: Sequence[Any] = (), conn: sqlite3.Connection | None = None
+    ) -> list[tuple[Any, ...]]:
+        """The one seam every read of the served file goes through: the statement's rows,
+        or StatementTimeout once it has run `statement_seconds` (SQLite's progress handler
+        interrupts it); [] with no file loaded."""
+        conn = conn or self._connection()
+        if conn is None:
+            return []
+        local = self._until
+        outer = getattr(local, "at", 0.0)  # a statement run while reading another's rows
+        if not outer:
+            local.at = time.monotonic() + self.statement_seconds
+        try:
+            return conn.execute(sql, params).fetchall()
+        except sqlite3.OperationalError as exc:
+            if "interrupted" not in str(exc):
+                raise
+            raise StatementTimeout(
+                f"a read of the data took longer than {self.statement_seconds:g} s"
+            ) from None
+        finally:
+            if not outer:
+                local.at = 0.0
+
     def integrity(self) -> str:
         """The quick check's verdict on the file being served."""
         return "not checked" if self._stamp is None else self._checks.get(self._stamp, "checking")
@@ -197,78 +195,56 @@ class SqliteStore:
             self._next_look = now + self._recheck
         return self._info
 
-    @_timed
     def by_identifier(self, identifier: str, kind: str) -> Found | None:
         """One record by node identifier."""
-        conn = self._connection()
-        if conn is None:
-            return None
-        row = conn.execute(
+        rows = self._query(
             "SELECT identifier, kind, doc FROM docs WHERE identifier = ? AND kind = ?",
             (identifier, kind),
-        ).fetchone()
-        return Found(*row) if row else None
+        )
+        return Found(*rows[0]) if rows else None
 
-    @_timed
     def by_case_uuid(self, case_uuid: str, kinds: tuple[str, ...]) -> Found | None:
         """One record by CASE UUID; the lowest identifier wins if the data repeats one."""
-        conn = self._connection()
-        if conn is None:
-            return None
         marks = ",".join("?" * len(kinds))
-        row = conn.execute(
+        rows = self._query(
             f"SELECT identifier, kind, doc FROM docs WHERE case_uuid = ? AND kind IN ({marks})"
             " ORDER BY identifier LIMIT 1",
             (case_uuid, *kinds),
-        ).fetchone()
-        return Found(*row) if row else None
+        )
+        return Found(*rows[0]) if rows else None
 
-    @_timed
     def by_identifiers(self, identifiers: Sequence[str]) -> dict[str, Found]:
         """Records by identifier, a few hundred per statement."""
-        conn = self._connection()
         found: dict[str, Found] = {}
         unique = list(dict.fromkeys(identifiers))
-        for start in range(0, len(unique) if conn else 0, _MANY):
+        for start in range(0, len(unique), _MANY):
             chunk = unique[start : start + _MANY]
             marks = ",".join("?" * len(chunk))
             sql = f"SELECT identifier, kind, doc FROM docs WHERE identifier IN ({marks})"
-            found.update((row[0], Found(*row)) for row in conn.execute(sql, chunk))  # type: ignore[union-attr]
+            found.update((row[0], Found(*row)) for row in self._query(sql, chunk))
         return found
 
-    @_timed
     def page(self, query: Query, after: str | None, limit: int) -> list[Row]:
         """Up to `limit` rows of `query` after the identifier `after`."""
-        conn = self._connection()
-        if conn is None:
-            return []
         sql, params = page_sql(query, after or "", limit)
-        return conn.execute(sql, params).fetchall()
+        return self._query(sql, params)
 
-    @_timed
     def lookup(self, relation: str, node: str, key: str = "") -> bytes | None:
         """One pre-encoded row."""
-        conn = self._connection()
-        if conn is None:
-            return None
-        row = conn.execute(
+        rows = self._query(
             "SELECT doc FROM rows WHERE relation = ? AND node = ? AND sort_key = ?",
             (relation, node, key),
-        ).fetchone()
-        return bytes(row[0]) if row else None
+        )
+        return bytes(rows[0][0]) if rows else None
 
-    @_timed
     def lookup_many(self, relation: str, nodes: Sequence[str], key: str = "") -> dict[str, bytes]:
         """Rows for many nodes, a few hundred per statement (SQLite's parameter limit)."""
-        conn = self._connection()
         found: dict[str, bytes] = {}
-        if conn is None:
-            return found
         unique = list(dict.fromkeys(nodes))
         for start in range(0, len(unique), _MANY):
             chunk = unique[start : start + _MANY]
             marks = ",".join("?" * len(chunk))
-            for node, doc in conn.execute(
+            for node, doc in self._query(
                 f"SELECT node, doc FROM rows WHERE relation = ? AND sort_key = ?"
                 f" AND node IN ({marks})",
                 (relation, key, *chunk),
@@ -276,13 +252,11 @@ class SqliteStore:
                 found[node] = bytes(doc)
         return found
 
-    @_timed
     def links_many(self, relation: str, nodes: Sequence[str]) -> list[tuple[str, str]]:
         """Neighbour-list pairs for many nodes, a few hundred nodes per statement."""
         sql = "SELECT node, other FROM links WHERE relation = ? AND node IN ({}) ORDER BY 1, 2"
         return [(str(a), str(b)) for a, b in self._many(sql, relation, nodes)]
 
-    @_timed
     def rows_many(self, relation: str, nodes: Sequence[str]) -> list[tuple[str, str, bytes]]:
         """Pre-encoded rows for many nodes, a few hundred nodes per statement."""
         sql = (
@@ -291,17 +265,13 @@ class SqliteStore:
         return [(str(a), str(b), bytes(c)) for a, b, c in self._many(sql, relation, nodes)]
 
     def _many(self, sql: str, head: str, nodes: Sequence[str]) -> list[tuple[Any, ...]]:
-        conn = self._connection()
-        if conn is None:
-            return []
         unique = sorted(set(nodes))  # chunks in node order keep the whole answer in order
         out: list[tuple[Any, ...]] = []
         for start in range(0, len(unique), _MANY):
             chunk = unique[start : start + _MANY]
-            out.extend(conn.execute(sql.format(",".join("?" * len(chunk))), (head, *chunk)))
+            out.extend(self._query(sql.format(",".join("?" * len(chunk))), (head, *chunk)))
         return out
 
-    @_timed
     def search(self, query: Search, limit: int) -> list[tuple[str, bytes, float]]:
         """BM25 over the FTS5 index (Porter-stemmed words), filters applied in the same query.
 
@@ -314,22 +284,20 @@ class SqliteStore:
         words = " OR ".join(f'"{w}"' for w in query.words)
         match = f"{partition_match(query)} AND ({words})"
         where, params = search_filters(query, prefix="")
-        hits = conn.execute(
+        hits = self._query(
             "SELECT identifier, -bm25(search, 0, 0, 0, 0, 0, 0, 0, 1) AS relevance FROM search"
             f" WHERE search MATCH ? AND {where}"
             " ORDER BY relevance DESC, identifier LIMIT ?",
             [match, *params, limit],
-        ).fetchall()
+            conn,
+        )
         out = []
         for identifier, relevance in hits:
-            row = conn.execute(
-                "SELECT doc FROM docs WHERE identifier = ?", (identifier,)
-            ).fetchone()
-            if row is not None:
-                out.append((identifier, bytes(row[0]), float(relevance)))
+            rows = self._query("SELECT doc FROM docs WHERE identifier = ?", (identifier,), conn)
+            if rows:
+                out.append((identifier, bytes(rows[0][0]), float(relevance)))
         return out
 
-    @_timed
     def candidates(self, query: Search) -> Candidates | None:
         """The filtered rows of `semantic` and their vectors, straight from the mapped file.
 
@@ -345,15 +313,18 @@ class SqliteStore:
         if vectors is None:
             return None
         where, params = search_filters(query)
-        low, high, count = conn.execute(
-            f"SELECT min(row), max(row), count(*) FROM semantic d WHERE {where}", params
-        ).fetchone()
+        ((low, high, count),) = self._query(
+            f"SELECT min(row), max(row), count(*) FROM semantic d WHERE {where}", params, conn
+        )
+        named = functools.partial(self._query, conn=conn)  # this file's, whatever comes next
         if not count:
             return Candidates([], vectors[:0])
         if high - low + 1 == count:
-            return Candidates(_RowIdentifiers(conn, low, count), vectors[low : high + 1])
-        rows = [r for (r,) in conn.execute(f"SELECT row FROM semantic d WHERE {where}", params)]
-        return Candidates(_RowIdentifiers(conn, 0, len(rows), rows), vectors[rows])
+            return Candidates(_RowIdentifiers(named, low, count), vectors[low : high + 1])
+        rows = [
+            r for (r,) in self._query(f"SELECT row FROM semantic d WHERE {where}", params, conn)
+        ]
+        return Candidates(_RowIdentifiers(named, 0, len(rows), rows), vectors[rows])
 
     def indexing(self) -> tuple[int, int] | None:
         """From the `.partial` vectors file an `edukg index` appends to, in any process."""
@@ -361,7 +332,7 @@ class SqliteStore:
         info = self._info
         if conn is None or info is None or self._vector_map(info.content_id) is not None:
             return None
-        (total,) = conn.execute("SELECT count(*) FROM semantic").fetchone()
+        ((total,),) = self._query("SELECT count(*) FROM semantic", (), conn)
         if not total:
             return None
         final = vectors_path(self._home, info.content_id)
@@ -401,12 +372,10 @@ class SqliteStore:
             for pos, length in conn.execute(f"SELECT pos, len FROM {table} ORDER BY {order}"):
                 yield os.pread(fd, length, pos)
 
-    @_timed
     def edges(self, identifiers: Sequence[str]) -> list[Edge]:
         """Relationships by identifier, their lines read from the lines file."""
         return self._edges("e.identifier IN ({marks})", identifiers)
 
-    @_timed
     def edges_of(self, nodes: Sequence[str]) -> list[Edge]:
         """The CASE_EDGES of these nodes, through their links."""
         return self._edges(
@@ -419,7 +388,7 @@ class SqliteStore:
         conn = self._connection()
         if conn is None or not keys:
             return []
-        (name,) = conn.execute("SELECT value FROM meta WHERE key = 'lines'").fetchone()
+        ((name,),) = self._query("SELECT value FROM meta WHERE key = 'lines'", (), conn)
         unique = list(dict.fromkeys(keys))
         found: dict[str, Edge] = {}
         with open(os.path.join(os.path.dirname(os.path.abspath(self._path)), name), "rb") as f:
@@ -427,7 +396,9 @@ class SqliteStore:
                 chunk = unique[start : start + _MANY]
                 sql = "SELECT e.identifier, e.label, e.source, e.target, e.pos, e.len FROM edges e"
                 sql += " WHERE " + where.format(marks=",".join("?" * len(chunk)))
-                for i, label, source, target, pos, length in conn.execute(sql, (*head, *chunk)):
+                for i, label, source, target, pos, length in self._query(
+                    sql, (*head, *chunk), conn
+                ):
                     found[i] = Edge(i, label, source, target, os.pread(f.fileno(), length, pos))
         return [found[i] for i in sorted(found)]
 
@@ -468,9 +439,13 @@ class _RowIdentifiers(Sequence[str]):
     """Identifiers of candidate rows, read from `semantic` only when asked for."""
 
     def __init__(
-        self, conn: sqlite3.Connection, first: int, count: int, rows: list[int] | None = None
+        self,
+        query: Callable[..., list[tuple[Any, ...]]],
+        first: int,
+        count: int,
+        rows: list[int] | None = None,
     ) -> None:
-        self._conn, self._first, self._count, self._rows = conn, first, count, rows
+        self._query, self._first, self._count, self._rows = query, first, count, rows
 
     def __len__(self) -> int:
         return self._count
@@ -485,7 +460,5 @@ class _RowIdentifiers(Sequence[str]):
         if not 0 <= index < len(self):
             raise IndexError(index)
         row = self._rows[index] if self._rows is not None else self._first + index
-        found = self._conn.execute(
-            "SELECT identifier FROM semantic WHERE row = ?", (row,)
-        ).fetchone()
-        return str(found[0])
+        ((identifier,),) = self._query("SELECT identifier FROM semantic WHERE row = ?", (row,))
+        return str(identifier)
