@@ -3,6 +3,7 @@ deleted key store when it no longer looks at its files on every request."""
 
 from __future__ import annotations
 
+import threading
 import time
 from pathlib import Path
 
@@ -13,6 +14,7 @@ from edukg.adapters.config import Settings
 from edukg.app.core import EdukgApp
 from edukg.cli import build_demo
 from edukg.store import LOCAL_RECHECK, open_key_store
+from edukg.store.base import OfKind
 from edukg.store.keys import keys_path_for
 from edukg.store.sqlite import SqliteStore
 from tests.support import BASE, ServerThread
@@ -69,3 +71,30 @@ def test_a_server_sees_a_revoke_and_a_deleted_key_store_within_its_recheck(
 
 
 _MANY = {"academicSubject": "Mathematics", "limit": "1000"}
+
+
+@pytest.mark.parametrize("sample_db", ["sqlite"], indirect=True)
+def test_reads_from_many_threads_under_the_time_limit_never_lock_each_other(
+    sample_db: str,
+) -> None:
+    # The time limit's progress handler needs the interpreter lock while SQLite holds the
+    # connection's mutex: threads sharing the connection must never wait on that mutex
+    # holding the interpreter lock.
+    store = SqliteStore(sample_db)
+    assert store.info() is not None
+    query = OfKind("standard")
+    finished: list[int] = []
+
+    def reads() -> None:
+        for _ in range(60):
+            store.page(query, None, 1000)
+            store.by_identifiers([f"id-{n}" for n in range(50)])
+        finished.append(1)
+
+    threads = [threading.Thread(target=reads, daemon=True) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    deadline = time.monotonic() + 30
+    for thread in threads:
+        thread.join(timeout=max(0.0, deadline - time.monotonic()))
+    assert len(finished) == len(threads), "reads on a shared connection locked each other"

@@ -122,8 +122,9 @@ class EdukgApp:
         router.prefix(CASE_PATH, self.case.entrance)
         return router
 
-    def _part_figures(self) -> dict[str, object]:
-        """What /metrics shows of this process's parts (metrics.Metrics)."""
+    def _part_figures(self, data: bool) -> dict[str, object]:
+        """What /metrics shows of this process's parts (metrics.Metrics); with `data`,
+        the release and index progress too (reads of the database)."""
         cache, work, keyless = self.responses.status(), self.work, self.case.keyless_work
         figures: dict[str, object] = {
             "response_cache_hits": cache["hits"], "response_cache_misses": cache["misses"],
@@ -133,6 +134,8 @@ class EdukgApp:
             "database_busy": self.io.busy if self.io else 0,
             "database_threads": self.io.threads if self.io else 0,
         }  # fmt: skip
+        if not data:
+            return figures
         with contextlib.suppress(Exception):  # a database down costs these figures only
             info = self.store.info()
             if info is not None:

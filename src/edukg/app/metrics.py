@@ -40,7 +40,7 @@ Figures = dict[str, Any]
 class Metrics:
     """One process's figures; `parts` gives those of the app's parts when asked."""
 
-    def __init__(self, directory: Path | None, parts: Callable[[], Figures]) -> None:
+    def __init__(self, directory: Path | None, parts: Callable[[bool], Figures]) -> None:
         self.directory = directory
         self._parts = parts
         self.requests: dict[tuple[str, str, int], int] = {}  # (entrance, operation, status)
@@ -62,14 +62,16 @@ class Metrics:
         """Count one event (a rate-limit refusal, a database error)."""
         self.events[name] += 1
 
-    def figures(self) -> Figures:
-        """This process's figures, as its file holds them."""
+    def figures(self, data: bool = False) -> Figures:
+        """This process's figures, as its file holds them; with `data`, also what it reads
+        of the data (the release, index progress): asked only when scraped, off the event
+        loop where the database is networked, never by the file's writer."""
         return {
             "pid": os.getpid(),
             "requests": [[*key, n] for key, n in self.requests.items()],
             "latency": [[*key, row] for key, row in self.latency.items()],
             "events": dict(self.events),
-            "parts": self._parts(),
+            "parts": self._parts(data),
         }
 
     def start(self) -> None:
@@ -108,7 +110,7 @@ class Metrics:
 
     def _all(self) -> Iterator[tuple[Figures, bool]]:
         """(figures, live) of every process: this one's now, the others' from their files."""
-        mine = self.figures()
+        mine = self.figures(data=True)  # the release and index: the scraped worker's
         yield mine, True
         if self.directory is None or not self.directory.is_dir():
             return
@@ -185,13 +187,13 @@ def _parts(processes: list[tuple[Figures, bool]]) -> Iterator[Metric]:
     live = [f["parts"] for f, alive in processes if alive]
     every = [f["parts"] for f, _ in processes]
     for name, text, kind in _PART_METRICS:
-        rows = every if kind == "counter" else live
+        rows = every if kind == "counter" else live[:1] if kind == "shared" else live
         values = [float(p.get(name, 0)) for p in rows]
         family: CounterMetricFamily | GaugeMetricFamily = (
             CounterMetricFamily if kind == "counter" else GaugeMetricFamily
         )(f"edukg_{name}", text)
-        # The index is the data's, not a process's: every worker sees the same figure.
-        family.add_metric([], max(values, default=0.0) if kind == "shared" else sum(values))
+        # The index is the data's, not a process's: the scraped worker's figure.
+        family.add_metric([], sum(values))
         yield family
     if live:
         release = GaugeMetricFamily("edukg_release_info", "The release served (1).",

@@ -64,6 +64,7 @@ class SqliteStore:
         self._path = path
         self.statement_seconds = statement_seconds
         self._until = threading.local()  # this thread's read's deadline (monotonic)
+        self._statements = threading.RLock()
         self._recheck = recheck
         self._next_look = 0.0
         self._home = home or path
@@ -168,7 +169,12 @@ class SqliteStore:
         if not outer:
             local.at = time.monotonic() + self.statement_seconds
         try:
-            return conn.execute(sql, params).fetchall()
+            # One statement at a time on the shared connection, as SQLite's own mutex would
+            # have it, but waited for without the interpreter lock: the progress handler
+            # needs that lock while SQLite holds its mutex, and a thread waiting on the
+            # mutex with the interpreter lock held would never let it run.
+            with self._statements:
+                return conn.execute(sql, params).fetchall()
         except sqlite3.OperationalError as exc:
             if "interrupted" not in str(exc):
                 raise
@@ -360,17 +366,25 @@ class SqliteStore:
 
     def export_lines(self, relationships: bool, by_ends: bool = False) -> Iterator[bytes]:
         """The loaded records' lines as read, ordered by identifier (last one of each wins)
-        or, `by_ends`, relationships by label, source, target and identifier."""
-        conn = self._connection(refresh=True)
-        if conn is None:
+        or, `by_ends`, relationships by label, source, target and identifier. Read on a
+        connection of its own: an export streams for long, apart from requests."""
+        if self._connection(refresh=True) is None:
             return
-        (name,) = conn.execute("SELECT value FROM meta WHERE key = 'lines'").fetchone()
-        table = "edges" if relationships else "nodes"
-        order = "label, source, target, identifier" if relationships and by_ends else "identifier"
-        with open(os.path.join(os.path.dirname(os.path.abspath(self._path)), name), "rb") as f:
-            fd = f.fileno()
-            for pos, length in conn.execute(f"SELECT pos, len FROM {table} ORDER BY {order}"):
-                yield os.pread(fd, length, pos)
+        uri = f"file:{quote(os.path.abspath(self._path))}?mode=ro&immutable=1"
+        conn = sqlite3.connect(uri, uri=True, check_same_thread=False)
+        try:
+            (name,) = conn.execute("SELECT value FROM meta WHERE key = 'lines'").fetchone()
+            table = "edges" if relationships else "nodes"
+            order = (
+                "label, source, target, identifier" if relationships and by_ends else "identifier"
+            )
+            folder = os.path.dirname(os.path.abspath(self._path))
+            with open(os.path.join(folder, name), "rb") as f:
+                fd = f.fileno()
+                for pos, length in conn.execute(f"SELECT pos, len FROM {table} ORDER BY {order}"):
+                    yield os.pread(fd, length, pos)
+        finally:
+            conn.close()
 
     def edges(self, identifiers: Sequence[str]) -> list[Edge]:
         """Relationships by identifier, their lines read from the lines file."""
