@@ -24,6 +24,7 @@ from edukg.app.requests import query_of, request_cost
 from edukg.app.responses import ResponseCache
 from edukg.app.workpool import WorkPool
 from edukg.model.errors import NotFoundError
+from edukg.model.lru import Recent
 from edukg.services import graph as service
 from edukg.services import search as searching
 from edukg.services.changes import ChangeFeed
@@ -56,7 +57,9 @@ class ApiAnswers:
         self.work = work
         # Private: responses sit behind a key, so shared caches must not keep them.
         self._cache_control = (b"cache-control", f"private, max-age={cache_max_age}".encode())
-        self._recent: dict[tuple[bytes, bytes], tuple[dict[str, Any], Any, bytes, int]] = {}
+        self._recent: Recent[tuple[bytes, bytes], tuple[dict[str, Any], Any, bytes, int]] = Recent(
+            _RECENT_URLS
+        )
         self.reads = Entrance("api", self.answer, prepare=self.prepare, finish=self.finish,
                               method_refusal="{method} is not allowed: this API is read-only.")  # fmt: skip
         self.posts = Entrance(
@@ -131,9 +134,7 @@ class ApiAnswers:
         values = parse_values(op.declared, query_of(scope), ex.found.values or {})
         parsed = (values, instance(op.params, values), caching.canonical(values),
                   request_cost(op, values))  # fmt: skip
-        if len(self._recent) >= _RECENT_URLS:
-            self._recent.pop(next(iter(self._recent)), None)
-        self._recent[key] = parsed
+        self._recent.put(key, parsed)
         return parsed
 
     def _build(self, p: Pending) -> tuple[bytes, Headers, bytes]:

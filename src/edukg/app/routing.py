@@ -17,6 +17,7 @@ from typing import Any
 from edukg.adapters.rest.base import Operation
 from edukg.app.entrance import Entrance
 from edukg.app.exchange import Answer, Exchange
+from edukg.model.lru import Recent
 
 Handler = Callable[[Exchange], Answer | None]  # None: nothing here after all (a 404)
 _RECENT_PATHS = 4096
@@ -55,7 +56,7 @@ class Router:
         self._exact: dict[str, Found] = {}
         self._fixed: dict[str, Found] = {}
         self._prefixes: list[tuple[str, Found]] = []
-        self._recent: dict[str, Found] = {}
+        self._recent: Recent[str, Found] = Recent(_RECENT_PATHS)
         self.documented: dict[str, dict[str, Any]] = {}  # path -> its OpenAPI path item
         for op in operations:
             path = base_path + op.path
@@ -115,9 +116,7 @@ class Router:
         if found is not None:
             return found
         found = self._search(path)
-        if len(self._recent) >= _RECENT_PATHS:
-            self._recent.pop(next(iter(self._recent)), None)
-        self._recent[path] = found
+        self._recent.put(path, found)
         return found
 
     def _search(self, path: str) -> Found:

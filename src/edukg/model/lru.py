@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
@@ -50,3 +51,37 @@ class ByteLru(Generic[K, V]):
             while self.bytes > self.max_bytes and len(self._entries) > self._keep:
                 _, old = self._entries.popitem(last=False)
                 self.bytes -= self._size(old)
+
+
+class Recent(Generic[K, V]):
+    """The values of the last `size` keys put, the oldest out first: a repeated key's
+    lookup is one dictionary read (no reordering, no lock), for caches of what was just
+    seen (validated URLs, routes, refused keys) where recency of use matters less than a
+    cheap hit. Safe from several threads: a race costs an extra eviction, never an error.
+    """
+
+    def __init__(self, size: int) -> None:
+        self._entries: dict[K, V] = {}
+        self.size = size
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._entries
+
+    def get(self, key: K) -> V | None:
+        """The value under `key`, if kept."""
+        return self._entries.get(key)
+
+    def put(self, key: K, value: V) -> None:
+        """Keep `value`, forgetting the oldest entry when full."""
+        entries = self._entries
+        if len(entries) >= self.size:
+            with contextlib.suppress(RuntimeError, StopIteration, KeyError):
+                del entries[next(iter(entries))]
+        entries[key] = value
+
+    def clear(self) -> None:
+        """Forget everything."""
+        self._entries = {}

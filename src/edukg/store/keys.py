@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from edukg.model.clock import utc_timestamp
+from edukg.model.lru import Recent
 from edukg.store.base import KeyInfo, Principal
 
 _KEY_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
@@ -40,7 +41,7 @@ class Verdicts:
     def __init__(self) -> None:
         self.revision: object = None
         self.live: dict[str, Principal] = {}
-        self.refused: dict[str, None] = {}
+        self.refused: Recent[str, bool] = Recent(_REFUSED_MAX)
 
     def at(self, revision: object) -> None:
         """Forget everything when the key store has moved to another revision."""
@@ -51,7 +52,7 @@ class Verdicts:
     def forget(self) -> None:
         """Forget every verdict (a key made or revoked here, a key store replaced)."""
         self.live = {}
-        self.refused = {}
+        self.refused = Recent(_REFUSED_MAX)
 
     def remember(self, key: str, principal: Principal | None) -> None:
         """Keep a fresh verdict."""
@@ -59,9 +60,7 @@ class Verdicts:
             if len(self.live) < _LIVE_MAX:
                 self.live[key] = principal
         else:
-            if len(self.refused) >= _REFUSED_MAX:
-                self.refused.pop(next(iter(self.refused)), None)
-            self.refused[key] = None
+            self.refused.put(key, True)
 
 
 class KeyStoreBase(ABC):
