@@ -1,11 +1,13 @@
-"""The one request pipeline: a read's time limit, and how soon a server sees a revoke or a
-deleted key store when it no longer looks at its files on every request."""
+"""The one request pipeline and the seams under it: a read's time limit, reads that share
+a connection, how soon a server sees a revoke or a deleted key store when it no longer
+looks at its files on every request, and the index's row numbers per backend."""
 
 from __future__ import annotations
 
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -13,8 +15,9 @@ import pytest
 from edukg.adapters.config import Settings
 from edukg.app.core import EdukgApp
 from edukg.cli import build_demo
+from edukg.services.meaning import indexed
 from edukg.store import LOCAL_RECHECK, open_key_store
-from edukg.store.base import OfKind
+from edukg.store.base import Candidates, OfKind, Search
 from edukg.store.keys import keys_path_for
 from edukg.store.sqlite import SqliteStore
 from tests.support import BASE, ServerThread
@@ -98,3 +101,27 @@ def test_reads_from_many_threads_under_the_time_limit_never_lock_each_other(
     for thread in threads:
         thread.join(timeout=max(0.0, deadline - time.monotonic()))
     assert len(finished) == len(threads), "reads on a shared connection locked each other"
+
+
+class _Reversed(SqliteStore):
+    """The same content, its index rows numbered the other way round (as another backend
+    may number them)."""
+
+    def candidates(self, query: Any) -> Candidates | None:
+        found = super().candidates(query)
+        if found is None:
+            return None
+        return Candidates(list(found.identifiers)[::-1], found.vectors[::-1])
+
+
+@pytest.mark.parametrize("demo_db", ["sqlite"], indirect=True)
+def test_two_backends_with_one_content_keep_their_own_row_numbers(demo_db: str) -> None:
+    search = Search("standard", ())
+    for store in (SqliteStore(demo_db), _Reversed(demo_db), SqliteStore(demo_db)):
+        assert store.info() is not None
+        found = indexed(store, search)
+        own = store.candidates(search)
+        assert found is not None and own is not None and len(own.identifiers) > 2
+        vector_of = dict(zip(own.identifiers, own.vectors, strict=True))
+        for identifier in own.identifiers[:3]:  # each identifier's row is its own vector
+            assert (found.vectors[found.rows[identifier]] == vector_of[identifier]).all()
