@@ -40,6 +40,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 
 from serve import BASE, free_port, wait_port  # noqa: E402
+from serve import wrk as serve_wrk  # noqa: E402
 from versions import checkout  # noqa: E402
 
 SAMPLE = ROOT.parent / "shared" / "data" / "kg-sample"
@@ -81,30 +82,8 @@ _NGINX = textwrap.dedent(
 
 
 def wrk(port: int, paths: list[str], headers: dict[str, str], seconds: int) -> dict[str, float]:
-    """req/s, p99 ms and non-2xx count of wrk over `paths` in turn."""
-    script = Path(tempfile.mkstemp(suffix=".lua")[1])
-    lines = ["local paths = {"] + [f"  [[{p}]]," for p in paths] + ["}", "local i = 0"]
-    lines += [f'wrk.headers["{k}"] = "{v}"' for k, v in headers.items()]
-    lines += ["request = function()", "  i = i % #paths + 1",
-              '  return wrk.format("GET", paths[i])', "end"]  # fmt: skip
-    script.write_text("\n".join(lines))
-    out = subprocess.run(
-        ["taskset", "-c", "1", "wrk", "-t1", "-c32", f"-d{seconds}s", "--latency", "-s",
-         str(script), f"http://127.0.0.1:{port}"],
-        capture_output=True, text=True, check=True,
-    ).stdout  # fmt: skip
-    script.unlink()
-    rps = float(next(x for x in out.splitlines() if x.startswith("Requests/sec")).split()[1])
-    p99 = next(x for x in out.splitlines() if x.strip().startswith("99%")).split()[1]
-    bad = sum(int(x.split()[-1]) for x in out.splitlines() if "Non-2xx" in x)
-    return {"rps": rps, "p99 ms": _ms(p99), "errors": bad}
-
-
-def _ms(text: str) -> float:
-    for unit, factor in (("us", 0.001), ("ms", 1.0), ("s", 1000.0)):
-        if text.endswith(unit):
-            return float(text[: -len(unit)]) * factor
-    return float(text)
+    """req/s, p99 ms and errors of wrk over `paths` in turn (bench/serve.py's runner)."""
+    return serve_wrk(f"http://127.0.0.1:{port}", paths, headers, seconds)
 
 
 def mix_paths(db: str, size: int = 850) -> list[str]:
@@ -270,7 +249,7 @@ def _kinds(
 
 def _report(figures: dict[str, list[dict[str, float]]]) -> None:
     trivial = statistics.median(f["rps"] for f in figures["trivial ASGI"])
-    print(f"{'median':<24}{'req/s':>10}{'of trivial':>12}{'p99 ms':>10}{'non-2xx':>9}")
+    print(f"{'median':<24}{'req/s':>10}{'of trivial':>12}{'p99 ms':>10}{'errors':>9}")
     for name, runs in figures.items():
         rps = statistics.median(f["rps"] for f in runs)
         p99 = statistics.median(f["p99 ms"] for f in runs)

@@ -115,7 +115,16 @@ def wrk(url_base: str, paths: list[str], headers: dict[str, str], seconds: int) 
     for line in out.splitlines():
         if "Non-2xx" in line or "Socket errors" in line:
             errors += sum(int(t) for t in line.replace(",", " ").split() if t.isdigit())
-    return {"rps": rps, "errors": errors}
+    p99 = next(x for x in out.splitlines() if x.strip().startswith("99%")).split()[1]
+    return {"rps": rps, "errors": errors, "p99 ms": _ms(p99)}
+
+
+def _ms(text: str) -> float:
+    """A wrk latency (`850.00us`, `2.31ms`, `1.02s`) in milliseconds."""
+    for unit, factor in (("us", 0.001), ("ms", 1.0), ("s", 1000.0)):
+        if text.endswith(unit):
+            return float(text[: -len(unit)]) * factor
+    return float(text)
 
 
 async def fixed_rate(

@@ -88,13 +88,16 @@ class ApiAnswers:
         store = ex.store or self.store
         info = service.loaded(store)
         gz = caching.wants_gzip(ex.head.get(b"accept-encoding"))
-        version, varies = self._version(op, store, info)
+        varies = self._varies(op, store)
         # Keyed by what the handler reads, so parameters it ignores make no new entry.
         key = (info.content_id, info.data_version, varies, op.operation_id, canon, gz)
         kept = self.responses.get(key)
         if kept is not None:
             return _conditional(ex, kept.body, kept.headers, kept.tag)
         secret = self.keys.derived_secret(b"cursor")  # so every node signs alike
+        # What the tag names: two releases of the same content still answer with their
+        # own X-Data-Version.
+        version = f"{info.data_version}/{info.content_id}{varies}"
         pending = Pending(op, values, params, canon, ex, store, info, version, key, gz, secret)
         if ex.cost == 1:  # cheap: right here
             return self._complete(pending, *self._build(pending))
@@ -106,15 +109,14 @@ class ApiAnswers:
         built = await self.work.run(lambda: guarded(ex, self._build, pending))
         return self._complete(pending, *built)
 
-    def _version(self, op: Operation[Any], store: Store, info: Any) -> tuple[str, str]:
-        """What the tag names of the data (two releases of the same content still answer
-        with their own X-Data-Version), and what else the answer varies with."""
+    def _varies(self, op: Operation[Any], store: Store) -> str:
+        """What else than the data and the values the answer varies with."""
         varies = ""
         if RANKING in op.varies:  # the same data answers differently once indexed
             varies += ":" + searching.search_ranking(store)
         if RELEASES in op.varies:  # answers change with the kept releases
             varies += ":" + self.releases.stamp()
-        return f"{info.data_version}/{info.content_id}{varies}", varies
+        return varies
 
     def _parsed(self, op: Operation[Any], ex: Exchange) -> tuple[dict[str, Any], Any, bytes, int]:
         """Validated values, by name, as the operation's parameter object and in canonical
@@ -123,7 +125,7 @@ class ApiAnswers:
         skip re-validating the same bytes."""
         scope = ex.scope
         if op.takes_body:  # a body is new each time: nothing to remember it by
-            require_json(scope)
+            require_json(ex.head)
             values = parse_body(op.declared, ex.body)
             parsed = instance(op.params, values)
             return values, parsed, caching.canonical(values), request_cost(op, values)

@@ -24,19 +24,19 @@ _DRAIN_BYTES = 1 << 20  # at most this much of a refused body is read and droppe
 _DRAIN_SECONDS = 1.0
 _PART_SECONDS = 10.0  # the longest wait for the next part of a body being sent
 
-Scope = dict[str, Any]
+Head = dict[bytes, bytes]  # the headers the pipeline read (exchange.read_head)
 Receive = Callable[[], Awaitable[dict[str, Any]]]
 
 
-def declared_length(scope: Scope) -> int | None:
+def declared_length(head: Head) -> int | None:
     """The request's Content-Length, when it gives a valid one."""
-    for name, value in scope["headers"]:
-        if name == b"content-length":
-            try:
-                return int(value)
-            except ValueError:
-                return None
-    return None
+    value = head.get(b"content-length")
+    if value is None:
+        return None
+    try:
+        return int(value)
+    except ValueError:
+        return None
 
 
 def too_large() -> PayloadTooLargeError:
@@ -46,10 +46,10 @@ def too_large() -> PayloadTooLargeError:
     )
 
 
-async def read_body(scope: Scope, receive: Receive) -> bytes:
+async def read_body(head: Head, receive: Receive) -> bytes:
     """The whole body, at most MAX_BODY_BYTES; PayloadTooLargeError (after draining a
     bounded amount of what is still coming) for a larger one."""
-    length = declared_length(scope)
+    length = declared_length(head)
     if length is not None and length > MAX_BODY_BYTES:
         await drain(receive)
         raise too_large()
@@ -94,14 +94,13 @@ def closes_connection(exc: Exception) -> bool:
     return isinstance(exc, PayloadTooLargeError | RequestTimeoutError)
 
 
-def require_json(scope: Scope) -> None:
+def require_json(head: Head) -> None:
     """415 unless the body is declared JSON (application/json, or a +json type)."""
-    for name, value in scope["headers"]:
-        if name == b"content-type":
-            media = value.split(b";", 1)[0].strip().lower()
-            if media == b"application/json" or media.endswith(b"+json"):
-                return
-            break
+    value = head.get(b"content-type")
+    if value is not None:
+        media = value.split(b";", 1)[0].strip().lower()
+        if media == b"application/json" or media.endswith(b"+json"):
+            return
     raise UnsupportedMediaTypeError(
         "The request body must be JSON: send it with Content-Type: application/json."
     )

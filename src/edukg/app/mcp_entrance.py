@@ -12,7 +12,7 @@ from edukg.adapters.config import Settings
 from edukg.adapters.mcp import REQUEST_STORE
 from edukg.app.body import read_body
 from edukg.app.entrance import Entrance, Later
-from edukg.app.exchange import Answer, Exchange, Scope
+from edukg.app.exchange import Answer, Exchange
 from edukg.app.requests import MCP_COST
 from edukg.app.workpool import WorkPool
 from edukg.model.errors import ForbiddenError
@@ -47,12 +47,12 @@ class McpAnswers:
 
     def _screen(self, ex: Exchange) -> None:
         if ex.method == "POST":
-            _check_origin(ex.scope, self.settings)
+            _check_origin(ex.head.get(b"origin"), self.settings)
 
     async def finish(self, ex: Exchange, _later: Later) -> Answer | None:
         """Read the body, then hand the request to the SDK on a work-pool slot; None: the
         SDK has sent the answer (through the pipeline's log and headers)."""
-        body = await read_body(ex.scope, ex.receive)
+        body = await read_body(ex.head, ex.receive)
 
         async def logged_send(message: dict[str, Any]) -> None:
             if message["type"] == "http.response.start":
@@ -88,11 +88,10 @@ def _replay(body: bytes, receive: Any) -> Callable[[], Awaitable[dict[str, Any]]
 _LOOPBACK = frozenset(["localhost", "127.0.0.1", "[::1]"])
 
 
-def _check_origin(scope: Scope, settings: Any) -> None:
+def _check_origin(origin: bytes | None, settings: Any) -> None:
     """A browser's Origin must be loopback, the public URL's own or an allowed one (the
     MCP transport's defence against DNS rebinding); requests without one (programs, not
     pages) pass."""
-    origin = next((v for k, v in scope["headers"] if k == b"origin"), None)
     if origin is None:
         return
     text = origin.decode("latin-1").strip().rstrip("/").lower()

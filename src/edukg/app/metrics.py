@@ -29,6 +29,7 @@ from prometheus_client.core import (
 )
 
 from edukg.adapters.metrics_files import clear, metrics_dir_for
+from edukg.model.processes import pid_alive
 
 # Seconds: a cached answer takes well under a millisecond, an alignment up to seconds.
 BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
@@ -118,17 +119,8 @@ class Metrics:
             with contextlib.suppress(OSError, orjson.JSONDecodeError):
                 figures = orjson.loads(path.read_bytes())
                 if figures.get("pid") != mine["pid"]:
-                    yield figures, _alive(int(figures.get("pid", 0)))
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return pid > 0
+                    pid = int(figures.get("pid", 0))
+                    yield figures, pid > 0 and pid_alive(pid)
 
 
 class _Collector:

@@ -75,7 +75,7 @@ class Pipeline:
             ex.found = self.router.find(ex.path)
             entrance = ex.found.entrance
             if entrance.body_first and ex.method == "POST":
-                ex.body = await read_body(ex.scope, receive)
+                ex.body = await read_body(ex.head, receive)
             if self.io is None:  # SQLite and in-process limits: microseconds, inline
                 answer = guarded(ex, self._admit, ex, entrance)
             else:

@@ -77,7 +77,6 @@ class Router:
     ) -> None:
         """Who answers: each operation `entrance_of(op)`; a path under the base path that no
         operation has, `missing`; a path outside the API and every route, `nowhere`."""
-        self._entrance_of = entrance_of
         self._api_missing = Found(missing)
         self._nowhere = Found(nowhere)
         self._found_of = {

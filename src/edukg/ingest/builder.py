@@ -37,6 +37,7 @@ from edukg.ingest.reader import (
     resolve,
 )
 from edukg.model.clock import utc_timestamp
+from edukg.model.processes import pid_alive
 from edukg.model.vocabulary import CURRICULUM_KINDS, KIND_BY_LABEL, grade_mask
 from edukg.store import (
     Release,
@@ -354,18 +355,8 @@ def remove_stale_downloads(workdir: Path) -> None:
     """Remove the download folders of loads that were killed (their process is gone)."""
     for folder in workdir.glob(f"{DOWNLOAD_PREFIX}*"):
         pid = folder.name[len(DOWNLOAD_PREFIX) :].split("-", 1)[0]
-        if folder.is_dir() and (not pid.isdigit() or not _alive(int(pid))):
+        if folder.is_dir() and (not pid.isdigit() or not pid_alive(int(pid))):
             shutil.rmtree(folder, ignore_errors=True)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # another user's live process
-        return True
-    return True
 
 
 def _is_package(source: Source) -> bool:

@@ -19,12 +19,13 @@ import psycopg
 from psycopg import sql as pgsql
 
 from edukg.model.embedding import ROW_BYTES
+from edukg.model.processes import pid_alive
 from edukg.store import shared
 from edukg.store.base import (
     Derivations,
 )
 from edukg.store.pg_common import LOAD_LOCK, ensure_meta, read_info, statements
-from edukg.store.sqlite_load import SqliteLoader, pid_alive
+from edukg.store.sqlite_load import SqliteLoader
 
 # The served tables, without keys: COPY fills them, then the keys and indexes are built
 # in one pass each (cheaper than growing them row by row).

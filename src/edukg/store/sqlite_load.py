@@ -14,6 +14,7 @@ from pathlib import Path
 
 import orjson
 
+from edukg.model.processes import pid_alive
 from edukg.model.vocabulary import (
     CURRICULUM_KINDS,
     FRAMEWORK,
@@ -25,17 +26,6 @@ from edukg.store.base import CASE_EDGES, CHILDREN, Derivations, OutRow
 from edukg.store.rows import DocRow, EdgeRow, FigureRow, NodeRow
 from edukg.store.sqlite_releases import BUILD_MARK as _BUILD_MARK
 from edukg.store.sqlite_releases import migrate, publish, remove_unkept
-
-
-def pid_alive(pid: int) -> bool:
-    """Whether a process of this machine with id `pid` still runs."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def remove_stale_builds(db: Path) -> None:
