@@ -1,9 +1,20 @@
-"""Alignment quality on the sample: POST /alignments and /similar beside today's search.
+"""Alignment quality on real data, beside search, in one run.
 
-    python bench/align_eval.py [--sample ../shared/data/kg-sample]
+    python bench/align_eval.py [--shared ../shared] [--fit] [--skip-sample]
 
-The questions and measures are in tests/alignment_eval.py (the tests assert floors on
-the same figures); see docs/search.md, "Aligning a text".
+1. Real problems (../shared/data/alignment-dev/mathfish-dev.jsonl, labelled by their
+   publishers) aligned to the sample's Multi-State standards, whole text, limit 10: hit@1,
+   @5 and @10 without and with the grades given, the latency of each alignment, and
+   /academic-standards/search on the first 500 characters beside it; the share of first
+   results right in each score band.
+2. /similar between New York and California with every `supports` edge withheld (truth:
+   learning-component Jaccard >= 0.5 in an overlapping grade), top-1 and top-5 each way.
+3. Last round's measures on the sample (harness/alignment_eval.py): (a) one learning
+   component's description, (b) several joined, (c) California's Common Core counterparts.
+
+--fit prints the calibration's constants (logistic fits of whether a result is right)
+for services/alignment_scoring.py and services/similar.py. The data is read from ../shared
+at run time and never copied; see docs/search.md, "Aligning a text".
 """
 
 from __future__ import annotations
@@ -15,10 +26,16 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "src"))
+sys.path[:0] = [str(ROOT / "src"), str(ROOT)]
 
-from tests.alignment_eval import (  # noqa: E402
+from edukg.ingest.builder import load  # noqa: E402
+from edukg.ingest.index import index  # noqa: E402
+from edukg.model.vocabulary import STANDARD, grade_mask  # noqa: E402
+from edukg.services.search import search_standards  # noqa: E402
+from edukg.store import open_store  # noqa: E402
+from edukg.store.base import Search, Store  # noqa: E402
+from harness import counterparts, mathfish  # noqa: E402
+from harness.alignment_eval import (  # noqa: E402
     measure_joined,
     measure_similar,
     measure_single,
@@ -26,28 +43,99 @@ from tests.alignment_eval import (  # noqa: E402
     report,
 )
 
-from edukg.store import open_store  # noqa: E402
+EDGES = (0.6, 0.4, 0.2, 0.0)  # the score bands, as docs/api.md publishes them
+
+
+def _searched(store: Store, problems: list[mathfish.Problem], graded: bool) -> dict[int, float]:
+    """hit@k of /academic-standards/search on each problem's first 500 characters."""
+    counts = {1: 0, 5: 0, 10: 0}
+    for p in problems:
+        mask = grade_mask(p.grades) if graded else 0
+        filters = Search(STANDARD, (), mathfish.JURISDICTION, None, None, mask)
+        import orjson
+
+        codes = [orjson.loads(d).get("statementCode")
+                 for d in search_standards(store, p.text[:500], None, filters, 10)]  # fmt: skip
+        for k in counts:
+            counts[k] += any(mathfish.hit(c, p.labels) for c in codes[:k])
+    return {k: v / len(problems) for k, v in counts.items()}
+
+
+def _problems(shared: Path, work: Path, fit: bool) -> None:
+    problems = mathfish.problems(shared / "data/alignment-dev/mathfish-dev.jsonl")
+    db = str(work / "sample.db")
+    load([str(shared / "data/kg-sample")], db, data_version="1.0.0")
+    index(db)
+    store = open_store(db)
+    print(f"1. {len(problems)} real problems against the sample's Multi-State standards")
+    firsts = []
+    for graded in (False, True):
+        measured = mathfish.measure(store, problems, graded)
+        mathfish.report("align, " + ("grades given" if graded else "no grade"), measured)
+        searched = _searched(store, problems, graded)
+        print(f"{'search, first 500 characters':28} hit@1 {searched[1]:.3f}  hit@5"
+              f" {searched[5]:.3f}  hit@10 {searched[10]:.3f}")  # fmt: skip
+        firsts += measured.first
+    print("   first results by score band (both runs): band, results, share right")
+    for name, count, share in mathfish.bands(firsts, EDGES):
+        print(f"   {name}  {count:4}  {share:.2f}")
+    if fit:
+        rows = [
+            *mathfish.features(store, problems, False),
+            *mathfish.features(store, problems, True),
+        ]
+        print(
+            "   fit (share, similarity, bias):", [round(v, 3) for v in mathfish.fit_logistic(rows)]
+        )
+    store.close()
+
+
+def _states(shared: Path, work: Path, fit: bool) -> None:
+    questions, db = counterparts.prepare(shared / "data/kg-sample",
+                                         shared / "data/alignment-dev/new-york", work)  # fmt: skip
+    store = open_store(db)
+    print(f"2. /similar between New York and California, supports withheld ({len(questions)})")
+    for name, value in sorted(counterparts.measure(store, questions).items()):
+        print(f"   {name:34} {value:.3f}")
+    print("   suggestions by score band: band, suggestions, share right")
+    for name, count, share in mathfish.bands(counterparts.scored(store, questions), EDGES):
+        print(f"   {name}  {count:4}  {share:.2f}")
+    if fit:
+        rows = counterparts.features(store, questions)
+        print("   fit (share, cosine, bias):", [round(v, 3) for v in mathfish.fit_logistic(rows)])
+    store.close()
+
+
+def _sample(shared: Path, work: Path) -> None:
+    truth, texts_db, meaning_db = prepare(shared / "data/kg-sample", work)
+    print("3. last round's measures on the sample")
+    store = open_store(texts_db)
+    report("(a) one component", measure_single(store, truth))
+    report("(b) joined, grade given", measure_joined(store, truth, True))
+    report("(b) joined, no grade", measure_joined(store, truth, False))
+    store.close()
+    store = open_store(meaning_db)
+    report("(c) similar", measure_similar(store, truth))
+    store.close()
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument(
-        "--sample", default=str(Path(__file__).parents[2] / "shared/data/kg-sample")
-    )
+    parser.add_argument("--shared", default=str(ROOT.parent / "shared"))
+    parser.add_argument("--fit", action="store_true", help="print the calibration's constants")
+    parser.add_argument("--only", choices=("problems", "states", "sample"), default=None)
     args = parser.parse_args()
+    shared = Path(args.shared)
+    started = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
-        started = time.perf_counter()
-        truth, texts_db, meaning_db = prepare(Path(args.sample), Path(tmp))
-        print(f"prepared in {time.perf_counter() - started:.1f} s: {len(truth.single)} single,"
-              f" {len(truth.joined)} joined, {len(truth.counterparts)} counterpart questions")  # fmt: skip
-        store = open_store(texts_db)
-        report("(a) one component", measure_single(store, truth))
-        report("(b) joined, grade given", measure_joined(store, truth, True))
-        report("(b) joined, no grade", measure_joined(store, truth, False))
-        store.close()
-        store = open_store(meaning_db)
-        report("(c) similar", measure_similar(store, truth))
-        store.close()
+        work = Path(tmp)
+        if args.only in (None, "problems"):
+            _problems(shared, work / "p", args.fit)
+        if args.only in (None, "states"):
+            _states(shared, work / "s", args.fit)
+        if args.only in (None, "sample"):
+            _sample(shared, work / "a")
+    print(f"done in {time.perf_counter() - started:.0f} s")
 
 
 if __name__ == "__main__":

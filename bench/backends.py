@@ -33,8 +33,7 @@ import httpx
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "src"), str(ROOT), str(ROOT / "bench")]
 
-from tests.support import LatencyProxy, SilentServer  # noqa: E402
-
+from harness.network import LatencyProxy, SilentServer  # noqa: E402
 from serve import free_port, mix, wait_port  # noqa: E402
 
 EDUKG = [sys.executable, "-m", "edukg.cli"]

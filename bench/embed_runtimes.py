@@ -30,7 +30,7 @@ t0 = time.perf_counter()
 texts = json.load(open(sys.argv[2]))
 if sys.argv[1] == "numpy":
     sys.path.insert(0, sys.argv[4])
-    from tests.numpy_encoder import NumpyEncoder
+    from harness.numpy_encoder import NumpyEncoder
     model = NumpyEncoder()
     encode = lambda batch: model.encode(batch)
 elif sys.argv[1] == "onnx":

@@ -13,7 +13,7 @@ import pytest
 
 from edukg.ingest import synthetic
 from edukg.ingest.builder import load
-from tests.alignment_truth import Export
+from harness.alignment_truth import Export
 from tests.conftest import BACKENDS, Api, _db_for, error_of
 from tests.support import SAMPLE
 

@@ -14,7 +14,8 @@ from edukg.adapters.config import Settings
 from edukg.app.core import EdukgApp
 from edukg.cli import build_demo
 from edukg.store import open_key_store
-from tests.support import BASE, LatencyProxy, ServerThread, SilentServer
+from harness.network import LatencyProxy, SilentServer
+from tests.support import BASE, ServerThread
 
 PATH = f"{BASE}/standards-frameworks"
 

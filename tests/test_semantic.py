@@ -23,8 +23,8 @@ from edukg.services import search as searching
 from edukg.store import is_postgres, open_indexer, open_store
 from edukg.store.base import Candidates, Search
 from edukg.store.sqlite_vectors import vectors_path
+from harness.numpy_encoder import NumpyEncoder
 from tests.conftest import Api
-from tests.numpy_encoder import NumpyEncoder
 
 REFERENCE = Path(__file__).parent / "data" / "minilm_reference.npy"
 

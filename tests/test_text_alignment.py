@@ -16,7 +16,7 @@ from edukg.ingest.demo import demo_case_uuid, demo_framework_case_uuid
 from edukg.model.encoder import available
 from edukg.store import open_store
 from edukg.store.base import Store
-from tests.alignment_eval import Truth, measure_joined, measure_similar, measure_single, prepare
+from harness.alignment_eval import Truth, measure_joined, measure_similar, measure_single, prepare
 from tests.conftest import Api, error_of
 from tests.support import BASE, SAMPLE
 from tests.test_mcp import anyio_backend, call, call_error, session
@@ -53,7 +53,8 @@ def evaluated(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Truth,
 def test_one_component_finds_its_standard(evaluated: tuple[Truth, Store, Store]) -> None:
     truth, texts, _ = evaluated
     figures = measure_single(texts, truth)
-    assert figures["align hit@1"] >= 0.82 and figures["align hit@5"] >= 0.95, figures
+    # Measured 0.854 / 0.979 (last round's method: 0.849 / 0.975).
+    assert figures["align hit@1"] >= 0.83 and figures["align hit@5"] >= 0.96, figures
     assert figures["align hit@5"] > figures["search hit@5"]
 
 
@@ -62,9 +63,11 @@ def test_a_paragraph_of_skills_finds_the_standards_of_each(
 ) -> None:
     truth, texts, _ = evaluated
     graded = measure_joined(texts, truth, with_grade=True)
-    assert graded["align recall@10"] >= 0.93 and graded["align all found"] >= 0.80, graded
+    # Measured 0.967 / 0.885 and, without the grade, 0.938 / 0.808 (last round's method:
+    # 0.927 / 0.795 and 0.903 / 0.744, a standard in several places counted once).
+    assert graded["align recall@10"] >= 0.94 and graded["align all found"] >= 0.85, graded
     open_ = measure_joined(texts, truth, with_grade=False)
-    assert open_["align recall@10"] >= 0.90 and open_["align all found"] >= 0.75, open_
+    assert open_["align recall@10"] >= 0.91 and open_["align all found"] >= 0.77, open_
     assert open_["align recall@10"] > open_["search recall@10"]
 
 
@@ -114,6 +117,14 @@ def test_filters_narrow_the_standards(demo: Api) -> None:
     assert none["data"] == []
 
 
+def test_one_grade_is_taken_as_a_list_of_one(demo: Api) -> None:
+    one = align(demo, {"text": TWO_SKILLS, "gradeLevel": "3", "jurisdiction": "Multi-State"})
+    listed = align(demo, {"text": TWO_SKILLS, "gradeLevel": ["3"], "jurisdiction": "Multi-State"})
+    assert one.status_code == listed.status_code == 200, one.text
+    assert one.json()["data"] and one.json() == listed.json()
+    assert all("3" in r["gradeLevel"] for r in one.json()["data"])
+
+
 def test_refusals(demo: Api) -> None:
     def refused(body: Any, status: int, error: str, field: str | None = None) -> None:
         found = error_of(align(demo, body), status, error)
@@ -126,7 +137,9 @@ def test_refusals(demo: Api) -> None:
     refused({"text": 5}, 400, "ValidationError", "text")
     refused({"text": "fractions", "limit": "3"}, 400, "ValidationError", "limit")
     refused({"text": "fractions", "limit": 51}, 400, "ValidationError", "limit")
-    refused({"text": "fractions", "gradeLevel": "3"}, 400, "ValidationError", "gradeLevel")
+    refused({"text": "fractions", "gradeLevel": "13"}, 400, "ValidationError", "gradeLevel")
+    refused({"text": "fractions", "gradeLevel": ["3", 4]}, 400, "ValidationError", "gradeLevel")
+    refused({"text": "fractions", "gradeLevel": 3}, 400, "ValidationError", "gradeLevel")
     refused({"text": "fractions", "jurisdiction": "Atlantis"}, 400, "ValidationError")
     refused({"text": "fractions", "colour": "red"}, 400, "ValidationError", "colour")
     refused(["fractions"], 400, "ValidationError")

@@ -24,6 +24,7 @@ from edukg import __version__
 from edukg.model.errors import ApiError
 from edukg.model.vocabulary import UUID_EXAMPLE
 from edukg.services import assistant, assistant_alignment
+from edukg.services.alignment_scoring import bands_text
 from edukg.services.assistant import MAX_LESSONS, MAX_LINKED, MAX_STANDARDS
 from edukg.store.base import Store
 
@@ -162,8 +163,9 @@ _DESCRIPTIONS: dict[str, str] = {
     ),
     "align_text_to_standards": (
         "Which standards a text (a lesson, an item, an activity; up to 20,000 characters) "
-        "addresses, by meaning, with the evidence: each standard's code, statement and "
-        "score (0 to 1; 0.6 and above a close match), the passages of the text that "
+        "addresses, by meaning and words, with the evidence: each standard's code, "
+        "statement, calibrated score and confidence band (of first results on real "
+        f"problems: {bands_text()}), the passages of the text that "
         "support it and the learning components they matched. Say where to look: "
         "jurisdiction (e.g. California, Multi-State for Common Core) or framework (a CASE "
         "UUID or JURISDICTION:SUBJECT); optional gradeLevel list and limit (1-50, "

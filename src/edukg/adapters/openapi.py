@@ -109,7 +109,9 @@ def _request_body(op: Operation[Any]) -> dict[str, Any]:
     properties = {}
     for p in op.declared:
         schema = p.schema()
-        if "$ref" in schema:  # a reference takes no sibling keywords in OpenAPI 3.0
+        if p.repeat:  # one value, or a list of them (as a GET takes one or several)
+            schema = {"oneOf": [schema["items"], schema]}
+        elif "$ref" in schema:  # a reference takes no sibling keywords in OpenAPI 3.0
             schema = {"allOf": [schema]}
         properties[p.name] = {**schema, "description": p.description}
     body = {

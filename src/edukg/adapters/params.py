@@ -276,7 +276,8 @@ def parse_values(
 def parse_body(params: tuple[Param, ...], body: bytes) -> dict[str, Any]:
     """Typed values for `params` from a JSON object (the body of a POST operation): a
     ValidationError naming the field for a body that is not an object, an unknown field,
-    a missing one or a value of the wrong type."""
+    a missing one or a value of the wrong type. A repeatable field takes one value or a
+    list of them."""
     try:
         given = orjson.loads(body)
     except orjson.JSONDecodeError:
@@ -299,9 +300,9 @@ def parse_body(params: tuple[Param, ...], body: bytes) -> dict[str, Any]:
                                       {"parameter": param.name})  # fmt: skip
             values[param.name] = () if param.repeat else param.default
         elif param.repeat:
-            if not isinstance(value, list):
-                raise _type_error(param, "a list")
-            values[param.name] = tuple(_json_value(param, v) for v in value)
+            # One value or a list of them, as a GET takes `gradeLevel=7` once or repeated.
+            listed = value if isinstance(value, list) else [value]
+            values[param.name] = tuple(_json_value(param, v) for v in listed)
         else:
             values[param.name] = _json_value(param, value)
     return values

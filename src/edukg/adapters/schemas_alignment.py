@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from edukg.adapters.schemas_typed import enum_schemas, row_schema
+from edukg.model import alignment
+
 _TEXT = {"type": "string"}
 _NULLABLE_TEXT = {"type": "string", "nullable": True}
 _COUNT = {"type": "integer"}
@@ -29,21 +32,10 @@ def _object(required: list[str], properties: dict[str, Any], about: str = "") ->
 
 
 def alignment_schemas(schemas: dict[str, Any]) -> None:
-    """Add the alignment extensions' schemas to `schemas`."""
-    text_alignment_schemas(schemas)
-    brief = {
-        "identifier": _TEXT,
-        "caseIdentifierUUID": _TEXT,
-        "statementCode": _NULLABLE_TEXT,
-        "description": _NULLABLE_TEXT,
-        "jurisdiction": _NULLABLE_TEXT,
-        "academicSubject": _NULLABLE_TEXT,
-        "gradeLevel": {"type": "array", "items": _TEXT},
-        "normalizedStatementType": _NULLABLE_TEXT,
-    }
-    schemas["FrameworkItemBrief"] = _object(
-        list(brief), brief, "A framework item as alignment rows name it (edukg extension)."
-    )
+    """Add the alignment extensions' schemas to `schemas`: the rows declared as types in
+    `model.alignment` generated from them, the rest written here."""
+    schemas.update(enum_schemas(alignment.ENUM_TYPES))
+    schemas.update({shape.__name__: row_schema(shape) for shape in alignment.SHAPES})
     schemas["DerivedStandardCrosswalk"] = {
         "allOf": [
             _ref("StandardCrosswalk"),
@@ -139,79 +131,3 @@ def _coverage_schemas(schemas: dict[str, Any]) -> None:
         "byDomain": {"type": "array", "items": _object(list(by_domain), by_domain)},
     }
     schemas["CoverageSummary"] = _object(list(summary), summary)
-
-
-_SCORE = {"type": "number", "minimum": 0, "maximum": 1}
-_RANKING = {
-    "type": "string",
-    "enum": ["semantic", "lexical"],
-    "description": "semantic: by meaning (the semantic index and the model); lexical: by"
-    " words alone, as search ranks without them",
-}
-
-
-def text_alignment_schemas(schemas: dict[str, Any]) -> None:
-    """Add the schemas of alignTextToStandards and listSimilarStandards to `schemas`."""
-    component = _object(
-        ["identifier", "description", "similarity"],
-        {"identifier": _TEXT, "description": _NULLABLE_TEXT, "similarity": _SCORE},
-    )
-    passage = _object(
-        ["start", "end", "text", "similarity", "statementSimilarity", "learningComponents"],
-        {
-            "start": _COUNT,
-            "end": _COUNT,
-            "text": _TEXT,
-            "similarity": _SCORE,
-            "statementSimilarity": _SCORE,
-            "learningComponents": {"type": "array", "items": component},
-        },
-        "text[start:end] of the aligned text, and what in it matched the standard",
-    )
-    evidence = _object(
-        ["statementSimilarity", "passages"],
-        {"statementSimilarity": _SCORE, "passages": {"type": "array", "items": passage}},
-    )
-    schemas["TextAlignedStandard"] = {
-        "allOf": [
-            _ref("StandardsFrameworkItem"),
-            _object(["score", "evidence"], {"score": _SCORE, "evidence": evidence}),
-        ]
-    }
-    schemas["TextAlignment"] = _object(
-        ["data", "ranking", "passages"],
-        {
-            "data": {"type": "array", "items": _ref("TextAlignedStandard")},
-            "ranking": _RANKING,
-            "passages": {**_COUNT, "description": "How many passages the text was cut into"},
-        },
-    )
-    shared = _object(
-        ["jaccard", "sharedLCCount", "sourceLCCount", "targetLCCount", "learningComponents"],
-        {
-            "jaccard": _SCORE,
-            "sharedLCCount": _COUNT,
-            "sourceLCCount": _COUNT,
-            "targetLCCount": _COUNT,
-            "learningComponents": {
-                "type": "array",
-                "items": _object(
-                    ["identifier"], {"identifier": _TEXT, "description": _NULLABLE_TEXT}
-                ),
-            },
-        },
-        "The learning components that support both standards (absent: none)",
-    )
-    schemas["SimilarStandard"] = {
-        "allOf": [
-            _ref("StandardsFrameworkItem"),
-            _object(
-                ["score", "sharedLearningComponents"],
-                {"score": _SCORE, "sharedLearningComponents": {**shared, "nullable": True}},
-            ),
-        ]
-    }
-    schemas["SimilarStandards"] = _object(
-        ["data", "ranking"],
-        {"data": {"type": "array", "items": _ref("SimilarStandard")}, "ranking": _RANKING},
-    )

@@ -15,6 +15,15 @@ def with_fields(doc: bytes, fields: dict[str, Any]) -> bytes:
     return with_encoded(doc, orjson.dumps(fields)[1:-1])
 
 
+def exact(encoded: bytes) -> bytes:
+    """`encoded` copied to its own length: what `orjson.dumps` returns keeps the 4 KiB or
+    more it was built in, so a value kept for long (a memo's row) is copied first."""
+    return bytes(memoryview(encoded))
+
+
+BYTES_OVERHEAD = 33  # what a bytes object costs besides its content (CPython, 64-bit)
+
+
 def with_encoded(doc: bytes, members: bytes) -> bytes:
     """`doc` with already encoded members (`"name":value,...`) appended."""
     return doc[:-1] + b"," + members + b"}"

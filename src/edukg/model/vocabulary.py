@@ -49,6 +49,18 @@ def curriculum_of(props: dict[str, Any]) -> str | None:
 
 
 _GRADE_BITS = {grade: 1 << i for i, grade in enumerate(GRADE_LEVELS)}
+_GRADE_ORDER = {grade: i for i, grade in enumerate(GRADE_LEVELS)}
+
+
+def grade_order(grade: str | None) -> int:
+    """Where a grade sorts: PK, K, 1 ... 12, then anything else (no grade, a value outside
+    the enum) after them all."""
+    return _GRADE_ORDER.get(grade or "", len(GRADE_LEVELS))
+
+
+def grades_of(mask: int) -> list[str]:
+    """The grades a mask holds, in order."""
+    return [grade for grade, bit in _GRADE_BITS.items() if mask & bit]
 
 
 def grade_mask(grades: Iterable[Any] | None) -> int:

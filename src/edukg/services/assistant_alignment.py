@@ -120,23 +120,25 @@ def align_text(
     )
     found = align(store, query)
     standards = []
-    for doc in found["data"]:
-        record = orjson.loads(doc)
-        passages = record["evidence"]["passages"]
+    for row in found.data:
+        brief, extension = row.brief, row.extension
+        passages = extension.evidence.passages
         standards.append({
-            "code": record.get("statementCode"),
-            "caseIdentifierUUID": record.get("caseIdentifierUUID"),
-            "statement": record.get("description"),
-            "jurisdiction": record.get("jurisdiction"),
-            "score": record["score"],
-            "passages": [p["text"][:_QUOTED] for p in passages],
+            "code": brief.statementCode,
+            "caseIdentifierUUID": brief.caseIdentifierUUID,
+            "statement": brief.description,
+            "jurisdiction": brief.jurisdiction,
+            "score": extension.score,
+            "confidence": extension.confidence,
+            "passages": [p.text[:_QUOTED] for p in passages],
             "learningComponents": sorted(
-                {lc["description"] for p in passages for lc in p["learningComponents"]}
+                {lc.description or lc.identifier for p in passages for lc in p.learningComponents}
             )[:_SHOWN_COMPONENTS],
+            "places": len(extension.placements),
         })  # fmt: skip
-    result: dict[str, Any] = {"ranking": found["ranking"], "standards": standards}
+    result: dict[str, Any] = {"ranking": found.ranking, "standards": standards}
     if not standards:
-        result["note"] = "No standard matched this text closely enough (score below 0.35)."
+        result["note"] = "No standard matched this text closely enough."
     return result
 
 

@@ -9,25 +9,24 @@ from dataclasses import dataclass
 
 import orjson
 
-from edukg.model.contract import GRADE_LEVELS
 from edukg.model.errors import ValidationError
-from edukg.model.records import with_fields
-from edukg.model.vocabulary import FRAMEWORK, UUID_PATTERN
+from edukg.model.records import BYTES_OVERHEAD, exact, with_fields
+from edukg.model.vocabulary import FRAMEWORK, UUID_PATTERN, grade_order
 from edukg.services.crosswalks import (
     Item,
     Pair,
     counterparts,
     derive,
-    framework,
     framework_items,
     item_of,
     merged,
     published_pairs,
-    remembered,
     scores,
     strong_enough,
 )
+from edukg.services.frameworks import framework
 from edukg.services.graph import Page, standard
+from edukg.services.memo import remembered
 from edukg.store.base import Found, Members, OfKind, Store
 
 
@@ -90,8 +89,12 @@ def compare(store: Store, source_uuid: str, target_uuid: str, where: PairFilter)
     def compute() -> tuple[int, Comparison]:
         sources, pairs = framework_pairs(store, source_uuid, target_uuid, where)
         keys = [(p.source.identifier.encode(), p.target.identifier.encode()) for p in pairs]
-        rows = [orjson.dumps(p.row()) for p in pairs]
-        return len(rows), Comparison(keys, rows, grade_summary(sources, pairs))
+        rows = [exact(orjson.dumps(p.row())) for p in pairs]
+        weight = sum(
+            len(r) + len(s) + len(t) + 3 * BYTES_OVERHEAD
+            for r, (s, t) in zip(rows, keys, strict=True)
+        )
+        return weight, Comparison(keys, rows, grade_summary(sources, pairs))
 
     key = ("pairs", source_uuid.lower(), target_uuid.lower(), where)
     return remembered(store, key, compute)
@@ -148,7 +151,6 @@ def grade_summary(sources: dict[str, Item], pairs: Iterable[Pair]) -> list[dict[
     for pair in pairs:
         score = pair.jaccard or 0.0
         best[pair.source.identifier] = max(best.get(pair.source.identifier, 0.0), score)
-    order = {grade: i for i, grade in enumerate(GRADE_LEVELS)}
     counts: dict[str | None, list[int]] = {}
     for identifier, item in sources.items():
         for grade in item.grades or (None,):
@@ -167,7 +169,7 @@ def grade_summary(sources: dict[str, Item], pairs: Iterable[Pair]) -> list[dict[
             "withExactCounterpart": c[3],
             "withoutCounterpart": c[0] - c[1],
         }
-        for grade, c in sorted(counts.items(), key=lambda kv: order.get(kv[0] or "", 99))
+        for grade, c in sorted(counts.items(), key=lambda kv: grade_order(kv[0]))
     ]
 
 

@@ -13,24 +13,24 @@ from __future__ import annotations
 import bisect
 from collections import defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import orjson
 
-from edukg.model.contract import GRADE_LEVELS
-from edukg.model.vocabulary import curriculum_of
+from edukg.model.records import BYTES_OVERHEAD, exact
+from edukg.model.vocabulary import curriculum_of, grade_order
 from edukg.services.comparison import PairFilter
 from edukg.services.crosswalks import (
     Item,
     Pair,
     counterparts,
-    framework,
     framework_items,
     item_of,
-    remembered,
 )
+from edukg.services.frameworks import framework
 from edukg.services.graph import Page, known_curriculum
+from edukg.services.memo import remembered
 from edukg.store.base import ALIGNED_CONTENT, ALIGNED_TO, CHILDREN, Members, Store
 
 DIRECT, CROSSWALK, NONE = "direct", "crosswalk", "none"
@@ -109,8 +109,9 @@ def coverage(
 
     def compute() -> tuple[int, CoverageResult]:
         found = _coverage(store, curriculum_id, framework_uuid, where)
-        rows = [(c.standard.identifier, orjson.dumps(c.row())) for c in found.standards]
-        return len(rows), CoverageResult(rows, summary(found))
+        rows = [(c.standard.identifier, exact(orjson.dumps(c.row()))) for c in found.standards]
+        weight = sum(len(r) + len(i) + 2 * BYTES_OVERHEAD for i, r in rows)
+        return weight, CoverageResult(rows, summary(found))
 
     return remembered(store, ("coverage", curriculum_id, framework_uuid.lower(), where), compute)
 
@@ -207,7 +208,6 @@ def coverage_page(result: CoverageResult, after: str | None, limit: int) -> Page
 def summary(result: Coverage) -> dict[str, Any]:
     """Counts of standards covered directly, through a crosswalk, and not, per grade and
     per top-level grouping (domain), and in all."""
-    order = {grade: i for i, grade in enumerate(GRADE_LEVELS)}
     by_grade: dict[str | None, dict[str, int]] = {}
     by_domain: dict[str | None, dict[str, int]] = {}
     total = _counts()
@@ -219,14 +219,17 @@ def summary(result: Coverage) -> dict[str, Any]:
         total[covered.status] += 1
     return {
         "curriculumId": result.curriculum,
-        "framework": result.framework.brief() | {"name": _name(result.framework)},
+        "framework": asdict(result.framework.brief()) | {"name": _name(result.framework)},
         "total": _named(total),
         "byGrade": [
             {"gradeLevel": grade, **_named(c)}
-            for grade, c in sorted(by_grade.items(), key=lambda kv: order.get(kv[0] or "", 99))
+            for grade, c in sorted(by_grade.items(), key=lambda kv: grade_order(kv[0]))
         ],
         "byDomain": [
-            {"domain": result.domains[d].brief() if d in result.domains else None, **_named(c)}
+            {
+                "domain": asdict(result.domains[d].brief()) if d in result.domains else None,
+                **_named(c),
+            }
             for d, c in sorted(by_domain.items(), key=lambda kv: _domain_order(result, kv[0]))
         ],
     }

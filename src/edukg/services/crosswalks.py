@@ -14,27 +14,23 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any
 
 import orjson
 
-from edukg.model.errors import NotFoundError
-from edukg.model.lru import ByteLru
-from edukg.model.vocabulary import FRAMEWORK, STANDARD, grade_mask
+from edukg.model.alignment import FrameworkItemBrief
+from edukg.model.vocabulary import STANDARD, grade_mask
 from edukg.store.base import (
     COMPONENTS,
     CROSSWALK,
     FRAMEWORK_ITEMS,
     FRAMEWORK_OF,
     SUPPORTED,
-    Found,
     Members,
     Store,
 )
 
 PUBLISHED, DERIVED = "published", "learning-components"
-_MEMO_BYTES = 64 << 20  # 64 MiB of computed comparisons, so a walk's pages cost a slice
-_ITEM_BYTES = 600  # about what one Item or Pair holds (its record is shared)
 _MULTI_STATE = "Multi-State"
 _READ = 2_000  # members read per page of the store
 
@@ -53,18 +49,18 @@ class Item:
     grades: tuple[str, ...]
     statement_type: str | None
 
-    def brief(self) -> dict[str, Any]:
-        """The fields a crosswalk or coverage row names an item by."""
-        return {
-            "identifier": self.identifier,
-            "caseIdentifierUUID": self.case_uuid,
-            "statementCode": self.code,
-            "description": self.description,
-            "jurisdiction": self.jurisdiction,
-            "academicSubject": self.subject,
-            "gradeLevel": list(self.grades),
-            "normalizedStatementType": self.statement_type,
-        }
+    def brief(self) -> FrameworkItemBrief:
+        """The fields a crosswalk, coverage or alignment row names an item by."""
+        return FrameworkItemBrief(
+            identifier=self.identifier,
+            caseIdentifierUUID=self.case_uuid,
+            statementCode=self.code,
+            description=self.description,
+            jurisdiction=self.jurisdiction,
+            academicSubject=self.subject,
+            gradeLevel=list(self.grades),
+            normalizedStatementType=self.statement_type,
+        )
 
 
 def item_of(identifier: str, doc: bytes) -> Item:
@@ -323,34 +319,3 @@ def _frameworks(store: Store, identifiers: Sequence[str]) -> dict[str, set[str]]
     for node, framework in store.links_many(FRAMEWORK_OF, identifiers):
         found[node].add(framework)
     return found
-
-
-def framework(store: Store, case_uuid: str, role: str = "") -> Found:
-    """A standards framework by CASE UUID; a 404 (naming its `role`, if given) when none."""
-    found = store.by_case_uuid(case_uuid, (FRAMEWORK,))
-    if found is None:
-        named = f" ({role})" if role else ""
-        raise NotFoundError(
-            f'Standards framework with CASE UUID "{case_uuid}"{named} not found. '
-            "GET standards-frameworks lists the loaded ones."
-        )
-    return found
-
-
-T = TypeVar("T")
-_MEMO: ByteLru[tuple[Any, ...], Any] = ByteLru(_MEMO_BYTES, lambda v: v[0], keep_last=False)
-
-
-def remembered(store: Store, key: tuple[Any, ...], compute: Callable[[], tuple[int, T]]) -> T:
-    """`compute()`'s value for `key` on the loaded release, computed once while it is kept:
-    the pages of one walk (and the list and its summary) share one computation. `compute`
-    returns (how many items it holds, the value); data is immutable within a release."""
-    info = store.info()
-    full = (info.content_id if info else "", *key)
-    found = _MEMO.get(full)
-    if found is None:
-        count, value = compute()
-        found = (count * _ITEM_BYTES, value)
-        _MEMO.put(full, found)
-    result: T = found[1]
-    return result

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from edukg.services.crosswalks import remembered
+from edukg.services.memo import remembered
 from edukg.store.base import Candidates, Search, Store
 
 _BLOCK = 64  # texts whose similarities are held at once (64 x candidates floats)
@@ -63,4 +63,4 @@ def indexed(store: Store, search: Search) -> Indexed | None:
 def _listed(found: Candidates) -> tuple[int, tuple[list[str], dict[str, int]]]:
     identifiers = list(found.identifiers)
     rows = {identifier: row for row, identifier in enumerate(identifiers)}
-    return len(identifiers), (identifiers, rows)
+    return 200 * len(identifiers), (identifiers, rows)  # about the bytes of both

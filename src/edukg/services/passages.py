@@ -13,7 +13,11 @@ from dataclasses import dataclass
 
 # A sentence ends at ., ! or ? followed by white space, or at a line break; a list item
 # is its own line. Decimals and codes ("3.NF.A.1", "2.5") have no space after the dot.
-_BOUNDARY = re.compile(r"(?<=[.!?])\s+|\s*\n\s*")
+# Boundaries are found among the runs of white space, each run read once: a pattern that
+# looks for a line break inside a run (`\s*\n\s*`) tries again from every space of a run
+# without one, which is quadratic in the run's length and holds the interpreter meanwhile.
+_SPACE = re.compile(r"\s+")
+_ENDS = frozenset(".!?")
 MIN_CHARS = 30  # shorter pieces join the next one (a heading, a bullet's label)
 MAX_CHARS = 600  # about 130 word pieces: well inside what the model reads of one text
 MAX_PASSAGES = 400  # 20,000 characters in sentences of 50: the bound on one request's work
@@ -32,9 +36,11 @@ def passages(text: str) -> list[Passage]:
     """The passages of `text`, in order; never empty for a text with any letter."""
     spans: list[tuple[int, int]] = []
     start = 0
-    for boundary in _BOUNDARY.finditer(text):
-        spans.extend(_cut(text, start, boundary.start()))
-        start = boundary.end()
+    for run in _SPACE.finditer(text):
+        a, b = run.span()
+        if (a > 0 and text[a - 1] in _ENDS) or text.find("\n", a, b) >= 0:
+            spans.extend(_cut(text, start, a))
+            start = b
     spans.extend(_cut(text, start, len(text)))
     merged = _merge_short(spans)
     if len(merged) > MAX_PASSAGES:

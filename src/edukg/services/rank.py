@@ -17,6 +17,13 @@ POOL = 50  # hits taken from each ranking before fusion
 # sentences near 0 and paraphrases above 0.5): it is not returned on meaning alone.
 MIN_SIMILARITY = 0.3
 
+
+def relevance_score(relevance: float) -> float:
+    """A backend's lexical relevance (BM25 and the like, 0 to unbounded) mapped onto
+    (0, 1), monotone, below the 1.0 an exact code scores."""
+    return min(0.9999, relevance / (relevance + 1.0))
+
+
 _lock = threading.Lock()
 _encoder: Any = None
 _missing = False

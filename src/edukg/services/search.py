@@ -69,11 +69,6 @@ _LETTERS_OR_DIGITS = re.compile(r"[A-Za-z]+|[0-9]+")
 MAX_WORDS = 32
 
 
-def _relevance_score(relevance: float) -> float:
-    """A monotone map of a backend's relevance onto (0, 1), below an exact code's 1.0."""
-    return round(min(0.9999, relevance / (relevance + 1.0)), 4)
-
-
 def _with_score(doc: bytes, score: float) -> bytes:
     return with_encoded(doc, b'"score":' + orjson.dumps(score))
 
@@ -153,7 +148,7 @@ def _search(
         dense = rank.nearest(candidates, vector.result(), pool)
     if dense is None:  # no semantic index: lexical ranking alone
         for identifier, doc, relevance in lexical[:limit]:
-            out.setdefault(identifier, _with_score(doc, _relevance_score(relevance)))
+            out.setdefault(identifier, _with_score(doc, round(rank.relevance_score(relevance), 4)))
     else:
         _fused(store, kind, lexical, dense, out, limit)
     return list(out.values())[:limit]

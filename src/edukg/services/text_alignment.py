@@ -1,46 +1,46 @@
 """Align a text (a lesson, an item, an activity) to standards, with the evidence.
 
-The text is cut into passages (`services.passages`); each passage is matched against the
-learning components and against the standards' own statements, by meaning where the
-loaded version has a semantic index (by words otherwise, as search is). A standard's
-evidence in a passage is the better of how alike the passage is to its statement and to
-the learning components that support it, so that a standard is aligned because the text
-teaches the skills it is made of, plus a small bonus for the passage's wording that the
-statement shares (services.wording); its score is its best passage's evidence. Scores are
-cosine similarities of the same model for every request (and a bounded bonus), so they
-compare across requests (docs/api.md, "Aligning a text").
+The text is cut into passages (services.passages). Every standard the filters admit is
+scored against the whole text on four channels (services.alignment_scoring): its
+statement and the learning components that support it, by meaning over the passages
+(where the release has a semantic index and the model is installed); its statement's
+words; and its domain's heading. The channels are fused, the grades the best matches
+share lend a small prior, and a standard the framework repeats in several places is
+answered once with every place it stands. Each answer carries a calibrated score and the
+passages that address it most specifically, with what each matched.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-import orjson
-
+from edukg.model.alignment import (
+    DomainName,
+    Extended,
+    FrameworkItemBrief,
+    PathStep,
+    Placement,
+    TextAlignedStandard,
+)
 from edukg.model.errors import ValidationError
-from edukg.model.records import with_encoded
-from edukg.model.vocabulary import COMPONENT, STANDARD
+from edukg.model.vocabulary import STANDARD
+from edukg.services import alignment_scoring as scoring
 from edukg.services import rank
-from edukg.services.crosswalks import framework, framework_items
-from edukg.services.meaning import Indexed, indexed
+from edukg.services.alignment_evidence import Signals, evidence_of
+from edukg.services.crosswalks import item_of
+from edukg.services.frameworks import framework
+from edukg.services.meaning import indexed
 from edukg.services.passages import Passage, passages
-from edukg.services.search import query_words
-from edukg.services.wording import wording, words_of
-from edukg.store.base import SUPPORTED, Members, Search, Store
+from edukg.services.standards_view import StandardsView, Vectors, vectors, view
+from edukg.store.base import Search, Store
 
 MAX_TEXT = 20_000  # characters
-MIN_SCORE = 0.35  # below this, a passage and a statement share words, not a skill
-LC_FLOOR = 0.45  # a learning component this alike to a passage is taught by it
-# Words add at most this to a passage's evidence by meaning (bench/align_eval.py: 0.05,
-# 0.1 and 0.2 compared; 0.1 raised every measure, 0.2 lowered hit@1).
-WORDS_WEIGHT = 0.1
-_STANDARDS_PER_PASSAGE = 30
-_COMPONENTS_PER_PASSAGE = 20
-_PASSAGES_SHOWN = 3
-_COMPONENTS_SHOWN = 5
-_LEXICAL_POOL = 30
+MIN_SCORE = 0.01  # calibrated: below this a standard is not answered at all
+# A text none of whose passages is this alike to any candidate's statement or components
+# says nothing the standards say ("The French Revolution began in 1789." against Common
+# Core math: 0.22; 298 of the 300 dev problems reach 0.25 or more): nothing is answered.
+TEXT_FLOOR = 0.25
 
 
 @dataclass(frozen=True)
@@ -56,232 +56,241 @@ class AlignQuery:
     limit: int = 10
 
 
-@dataclass
-class _Evidence:
-    """One standard's evidence: its statement's cosine with each passage, and the
-    learning components of it that each passage teaches (with their cosines)."""
+@dataclass(frozen=True)
+class Alignment:
+    """The standards a text addresses, best first (model.alignment.TextAlignment)."""
 
-    statement: Any = None  # float32 array, one cosine per passage
-    components: dict[int, dict[str, float]] = field(default_factory=dict)  # passage -> lc
-    words: dict[int, float] = field(default_factory=dict)  # passage -> shared wording
-    near: set[int] = field(default_factory=set)  # passages where it is among the nearest
+    data: list[Extended[TextAlignedStandard]]
+    ranking: str
+    passages: int
 
-    def at(self, passage: int) -> float:
-        """The evidence in one passage: the better of statement and components."""
-        lcs = self.components.get(passage)
-        stated = float(self.statement[passage]) if self.statement is not None else 0.0
-        best = max(stated, max(lcs.values()) if lcs else 0.0)
-        return min(1.0, best + WORDS_WEIGHT * self.words.get(passage, 0.0))
+    def encoded(self) -> bytes:
+        from edukg.model.alignment import encoded_list  # noqa: PLC0415
 
-    def statement_best(self) -> float:
-        return float(self.statement.max()) if self.statement is not None else 0.0
-
-    def score(self) -> float:
-        """The best passage's evidence (at(p) for every passage, as one array)."""
-        if self.statement is None:
-            return max((self.at(p) for p in set(self.components) | set(self.words)), default=0.0)
-        best = self.statement.copy()
-        for p, lcs in self.components.items():
-            best[p] = max(best[p], *lcs.values())
-        for p, share in self.words.items():
-            best[p] += WORDS_WEIGHT * share
-        return min(1.0, float(best.max()))
+        return encoded_list(list(self.data), {"ranking": self.ranking, "passages": self.passages})
 
 
-def align(store: Store, query: AlignQuery) -> dict[str, Any]:
-    """`{"data": [...], "ranking": ..., "passages": n}`: the standards `query.text`
-    addresses, best first, each its record with `score` and `evidence`."""
+@dataclass(frozen=True)
+class Ranked:
+    """Every candidate of an alignment, scored: what `align` answers from (and what
+    bench/align_eval.py calibrates the score on)."""
+
+    view: StandardsView
+    parts: list[Passage]
+    signals: Signals | None  # None when the filters admit no standard
+
+
+def ranked(store: Store, query: AlignQuery) -> Ranked:
+    """The candidates of `query` with their channels and fused scores."""
     text = query.text
     if not text.strip():
         raise ValidationError("`text` is empty.", {"parameter": "text"})
     if len(text) > MAX_TEXT:
         raise ValidationError(f"`text` is longer than {MAX_TEXT} characters.",
                               {"parameter": "text"})  # fmt: skip
-    allowed = _framework_members(store, query)
+    within = framework(store, query.framework).identifier if query.framework else None
+    # One view per place, subject and type, whatever the grades: the grades choose among
+    # its candidates (so that each combination of grades costs no view of its own).
+    search = Search(STANDARD, (), None if within else query.jurisdiction, query.subject,
+                    query.statement_type, 0, within)  # fmt: skip
+    index = indexed(store, search)
+    found = view(store, search, index)
     parts = passages(text)
-    search = Search(STANDARD, (), query.jurisdiction, query.subject, query.statement_type,
-                    query.grades_mask)  # fmt: skip
-    standards = indexed(store, search)
-    vectors = rank.vectors([p.text for p in parts]) if standards is not None else None
-    if standards is not None and vectors is not None:
-        components = indexed(store, Search(COMPONENT, (), subject=query.subject))
-        found = _by_meaning(store, parts, search, vectors, standards, components, allowed)
-        ranking = "semantic"
-    else:
-        found = _by_words(store, parts, search, allowed)
-        ranking = "lexical"
-    data = _answer(store, found, parts, query.limit)
-    return {"data": data, "ranking": ranking, "passages": len(parts)}
+    keep = _in_grades(found, query.grades_mask)
+    if not len(keep):
+        return Ranked(found, parts, None)
+    return Ranked(found, parts, _signals(store, search, found, index, text, parts, keep))
 
 
-def _framework_members(store: Store, query: AlignQuery) -> set[str] | None:
-    if query.framework is None:
-        return None
-    found = framework(store, query.framework)
-    items, _ = framework_items(store, Members(found.identifier))
-    return set(items)
-
-
-def _by_meaning(
-    store: Store,
-    parts: list[Passage],
-    search: Search,
-    vectors: Any,
-    standards: Indexed,
-    components: Indexed | None,
-    allowed: set[str] | None,
-) -> dict[str, _Evidence]:
-    """Each candidate standard's evidence, from the passages' vectors."""
-    found: dict[str, _Evidence] = defaultdict(_Evidence)
-    for p, hits in enumerate(standards.top(vectors, _STANDARDS_PER_PASSAGE, MIN_SCORE)):
-        for identifier, _ in hits:
-            found[identifier].near.add(p)
-    if components is not None and components.identifiers:
-        matched = components.top(vectors, _COMPONENTS_PER_PASSAGE, LC_FLOOR)
-        supported: dict[str, list[str]] = defaultdict(list)
-        for lc, standard in store.links_many(SUPPORTED, sorted({c for h in matched for c, _ in h})):
-            if standard in standards.rows:
-                supported[lc].append(standard)
-        for p, hits in enumerate(matched):
-            for lc, similarity in hits:
-                for standard in supported.get(lc, ()):
-                    found[standard].components.setdefault(p, {})[lc] = similarity
-    _add_words(store, parts, search, standards, found)
-    kept = {k: v for k, v in found.items() if allowed is None or k in allowed}
-    identifiers = list(kept)
-    sims = standards.similarities(vectors, identifiers)
-    for column, identifier in enumerate(identifiers):
-        kept[identifier].statement = sims[:, column]
-    return kept
-
-
-def _add_words(
-    store: Store,
-    parts: list[Passage],
-    search: Search,
-    standards: Indexed,
-    found: dict[str, _Evidence],
-) -> None:
-    """Shared wording (services.wording), a bonus of up to WORDS_WEIGHT to a standard's
-    evidence in the passages where meaning found it (its nearest or its components')."""
-    known = wording(store, search, standards)
-    passage_words = [words_of(part.text) for part in parts]
-    totals = [known.total(words) for words in passage_words]
-    for identifier, evidence in found.items():
-        for p in evidence.near | set(evidence.components):
-            share = known.shared(passage_words[p], totals[p], identifier)
-            if share > 0:
-                evidence.words[p] = share
-
-
-def _by_words(
-    store: Store, parts: list[Passage], search: Search, allowed: set[str] | None
-) -> dict[str, _Evidence]:
-    """Each standard's evidence by words (BM25 relevance, mapped onto 0-1 as search maps
-    it): without a semantic index or the model. Learning components add evidence to the
-    standards found by their statements."""
+def _in_grades(found: StandardsView, mask: int) -> Any:
+    """The candidates of any of the grades in `mask` (all of them when 0)."""
     import numpy as np  # noqa: PLC0415
 
-    found: dict[str, _Evidence] = {}
-    lcs: list[list[tuple[str, float]]] = []
-    for p, part in enumerate(parts):
-        words = query_words(part.text)
-        if not words:
-            lcs.append([])
-            continue
-        query = Search(STANDARD, words, search.jurisdiction, search.subject,
-                       search.statement_type, search.grades_mask)  # fmt: skip
-        for identifier, _, relevance in store.search(query, _LEXICAL_POOL):
-            if allowed is not None and identifier not in allowed:
-                continue
-            evidence = found.setdefault(identifier, _Evidence(np.zeros(len(parts), np.float32)))
-            evidence.statement[p] = _relevance(relevance)
-        taught = store.search(Search(COMPONENT, words, subject=search.subject), _LEXICAL_POOL)
-        lcs.append([(i, _relevance(r)) for i, _, r in taught])
-    _add_components(store, found, lcs)
-    return found
+    if not mask:
+        return np.arange(len(found.identifiers))
+    return np.nonzero(found.grades & mask)[0]
 
 
-def _add_components(
-    store: Store, found: dict[str, _Evidence], lcs: list[list[tuple[str, float]]]
-) -> None:
-    """Each passage's matched learning components, as evidence for the standards in
-    `found` that they support."""
-    supported = store.links_many(SUPPORTED, sorted({c for h in lcs for c, _ in h}))
-    by_lc: dict[str, list[str]] = defaultdict(list)
-    for lc, standard in supported:
-        if standard in found:
-            by_lc[lc].append(standard)
-    for p, matched in enumerate(lcs):
-        for lc, similarity in matched:
-            for standard in by_lc.get(lc, ()):
-                found[standard].components.setdefault(p, {})[lc] = similarity
+def align(store: Store, query: AlignQuery) -> Alignment:
+    """The standards `query.text` addresses, best first, each with its evidence."""
+    found = ranked(store, query)
+    if found.signals is None:
+        ranking = "semantic" if rank.available() else "lexical"
+        return Alignment([], ranking, len(found.parts))
+    signals = found.signals
+    if not _relevant(signals):
+        return Alignment([], signals.ranking, len(found.parts))
+    data = _answer(store, found.view, found.parts, signals, query.limit)
+    return Alignment(data, signals.ranking, len(found.parts))
 
 
-def _relevance(relevance: float) -> float:
-    return min(0.9999, relevance / (relevance + 1.0))
+def _relevant(signals: Signals) -> bool:
+    """Whether the text shares anything with the standards of the place asked about (any
+    grade): by meaning, a passage at least TEXT_FLOOR alike to one of them; by words, one
+    word in common."""
+    import numpy as np  # noqa: PLC0415
+
+    best = float(np.max(signals.statement))
+    if signals.components is not None:
+        best = max(best, float(np.max(signals.components)))
+    return best >= (TEXT_FLOOR if signals.ranking == "semantic" else 1e-9)
+
+
+def _signals(
+    store: Store,
+    search: Search,
+    found: StandardsView,
+    index: Any,
+    text: str,
+    parts: list[Passage],
+    keep: Any,
+) -> Signals:
+    """Every candidate's channels, and the fused score of those in `keep` (the others
+    score minus infinity)."""
+    import numpy as np  # noqa: PLC0415
+
+    matrix = rank.vectors([p.text for p in parts]) if index is not None else None
+    vecs = vectors(store, search, found, index) if matrix is not None else None
+    within = None
+    if len(keep) < len(found.identifiers):
+        within = np.zeros(len(found.identifiers), dtype=bool)
+        within[keep] = True
+    words = found.words.scores(text, within)
+    if matrix is None or vecs is None:
+        return _lexical(found, text, parts, words, keep)
+    statement, means, spreads = scoring.pooled(matrix, vecs.statements)
+    components = _components_by_meaning(found, vecs, matrix, statement)
+    domain = _domains_by_meaning(found, vecs, matrix)
+    channels = {"statement": statement, "components": components, "words": words,
+                "domain": domain}  # fmt: skip
+    total = _total(channels, scoring.SEMANTIC, found, keep)
+    return Signals("semantic", total, statement, components, matrix, means, spreads, vecs)
+
+
+def _total(channels: dict[str, Any], weights: scoring.Weights, found: StandardsView,
+           keep: Any) -> Any:  # fmt: skip
+    """The fused score with the grade prior, over the candidates in `keep` (each channel
+    put on one scale among them); minus infinity for the rest."""
+    import numpy as np  # noqa: PLC0415
+
+    kept = {name: None if values is None else values[keep] for name, values in channels.items()}
+    fused = scoring.with_grade_prior(scoring.fused(kept, weights), found.grades[keep],
+                                     weights.grade_prior)  # fmt: skip
+    total = np.full(len(found.identifiers), -np.inf, dtype=np.float64)
+    total[keep] = fused
+    return total
+
+
+def _components_by_meaning(found: StandardsView, vecs: Vectors, matrix: Any, statement: Any) -> Any:
+    """Each candidate's best supporting component, pooled over the passages; a candidate
+    that no indexed component supports is taken at its statement's value (no components
+    is no evidence either way: bench/align_eval.py measured this against counting it as
+    the lowest value, which sank such standards, the practices among them)."""
+    import numpy as np  # noqa: PLC0415
+
+    pooled_lcs, _, _ = scoring.pooled(matrix, vecs.components)
+    per_lc = np.where(vecs.component_rows >= 0, pooled_lcs[np.maximum(vecs.component_rows, 0)],
+                      np.nan).astype(np.float32)  # fmt: skip
+    best = scoring.per_candidate(per_lc, found.component_start, found.component_index, np.nan)
+    return np.where(np.isnan(best), statement, best).astype(np.float32)
+
+
+def _domains_by_meaning(found: StandardsView, vecs: Vectors, matrix: Any) -> Any:
+    import numpy as np  # noqa: PLC0415
+
+    pooled_heads, _, _ = scoring.pooled(matrix, vecs.headings)
+    rows = np.where(found.domain_of >= 0, vecs.heading_rows[np.maximum(found.domain_of, 0)], -1)
+    if len(pooled_heads) == 0:
+        return None
+    fill = float(pooled_heads.mean())
+    return np.where(rows >= 0, pooled_heads[np.maximum(rows, 0)], fill).astype(np.float32)
+
+
+def _lexical(
+    found: StandardsView, text: str, parts: list[Passage], words: Any, keep: Any
+) -> Signals:
+    """Words alone: the statements' BM25, and the supporting components' (without a
+    semantic index or the model)."""
+    import numpy as np  # noqa: PLC0415
+
+    lcs = found.component_words.scores(text) if found.components else None
+    components = None
+    if lcs is not None:  # as by meaning: no components, the statement's value
+        best = scoring.per_candidate(lcs, found.component_start, found.component_index, np.nan)
+        components = np.where(np.isnan(best), words, best).astype(np.float32)
+    total = _total({"words": words, "components": components}, scoring.LEXICAL, found, keep)
+    raw = np.array([rank.relevance_score(float(w)) for w in words], dtype=np.float32)
+    return Signals("lexical", total, raw, components, None, None, None, None)
 
 
 def _answer(
-    store: Store, found: dict[str, _Evidence], parts: list[Passage], limit: int
-) -> list[bytes]:
-    """The best `limit` standards' records, each with its score and evidence."""
-    scored = sorted(((e.score(), i) for i, e in found.items()), key=lambda t: (-t[0], t[1]))
-    best = [(score, i) for score, i in scored if score >= MIN_SCORE][:limit]
-    records = store.by_identifiers([i for _, i in best])
-    shown = {lc for _, i in best for lc in _shown_components(found[i])}
-    described = {
-        i: orjson.loads(f.doc).get("description")
-        for i, f in store.by_identifiers(sorted(shown)).items()
-    }
-    out: list[bytes] = []
-    for score, identifier in best:
-        record = records.get(identifier)
+    store: Store, found: StandardsView, parts: list[Passage], signals: Signals, limit: int
+) -> list[Extended[TextAlignedStandard]]:
+    """The best `limit` distinct standards, each with its score, evidence and places."""
+    import numpy as np  # noqa: PLC0415
+
+    order = np.argsort(-signals.total, kind="stable")
+    calibration = scoring.CALIBRATED[signals.ranking]
+    share = scoring.shares(signals.total, found.groups)
+    chosen: list[tuple[int, float]] = []
+    seen: set[int] = set()
+    for i in order:
+        if not np.isfinite(signals.total[i]):
+            break  # the rest lie outside the grades asked for
+        group = int(found.groups[i])
+        if group in seen:
+            continue
+        seen.add(group)
+        score = calibration.score(float(share[i]), signals.best_similarity(int(i)))
+        if chosen:  # down the list a score never rises above the one before
+            score = min(score, chosen[-1][1])
+        if score < MIN_SCORE:
+            break
+        chosen.append((int(i), score))
+        if len(chosen) >= limit:
+            break
+    records = store.by_identifiers([found.identifiers[i] for i, _ in chosen])
+    out = []
+    for i, score in chosen:
+        record = records.get(found.identifiers[i])
         if record is None:
             continue
-        evidence = _evidence(found[identifier], parts, described)
-        extra = (
-            b'"score":' + orjson.dumps(round(score, 4)) + b',"evidence":' + orjson.dumps(evidence)
+        extension = TextAlignedStandard(
+            score=round(score, 4),
+            confidence=scoring.band(score),  # type: ignore[arg-type]
+            domain=_domain(found, i),
+            evidence=evidence_of(found, i, parts, signals),
+            placements=_placements(found, i),
         )
-        out.append(with_encoded(record.doc, extra))
+        out.append(Extended(record.doc, _brief(found, i, record.doc), extension))
     return out
 
 
-def _strongest(evidence: _Evidence) -> list[int]:
-    """The passages that support a standard, strongest first (the best always)."""
-    count = len(evidence.statement) if evidence.statement is not None else 0
-    passages_ = set(range(count)) | set(evidence.components)
-    ranked = sorted(passages_, key=lambda p: (-evidence.at(p), p))
-    floor = max(MIN_SCORE, evidence.score() - 0.15)
-    return [p for p in ranked if evidence.at(p) >= floor][:_PASSAGES_SHOWN] or ranked[:1]
+def _domain(found: StandardsView, i: int) -> DomainName | None:
+    d = int(found.domain_of[i])
+    if d < 0:
+        return None
+    return DomainName(code=found.domain_codes[d], description=found.domain_names[d] or None)
 
 
-def _shown_components(evidence: _Evidence) -> set[str]:
-    return {lc for p in _strongest(evidence) for lc in _top_components(evidence, p)}
-
-
-def _top_components(evidence: _Evidence, passage: int) -> list[str]:
-    lcs = evidence.components.get(passage, {})
-    return sorted(lcs, key=lambda lc: (-lcs[lc], lc))[:_COMPONENTS_SHOWN]
-
-
-def _evidence(
-    evidence: _Evidence, parts: list[Passage], described: dict[str, Any]
-) -> dict[str, Any]:
-    shown = []
-    for p in sorted(_strongest(evidence)):
-        part = parts[p]
-        lcs = evidence.components.get(p, {})
-        stated = float(evidence.statement[p]) if evidence.statement is not None else 0.0
-        shown.append({
-            "start": part.start,
-            "end": part.end,
-            "text": part.text,
-            "similarity": round(evidence.at(p), 4),
-            "statementSimilarity": round(stated, 4),
-            "learningComponents": [
-                {"identifier": lc, "description": described.get(lc), "similarity": round(lcs[lc], 4)}
-                for lc in _top_components(evidence, p)
+def _placements(found: StandardsView, i: int) -> list[Placement]:
+    """Every candidate of `i`'s group (the same code and statement), with its path."""
+    group = found.groups[i]
+    members = [int(j) for j in (found.groups == group).nonzero()[0]]
+    return [
+        Placement(
+            identifier=found.identifiers[j],
+            caseIdentifierUUID=found.case_uuids[j],
+            path=[
+                PathStep(
+                    statementCode=n.code, description=n.description, statementType=n.statement_type
+                )
+                for n in found.ancestry.path(found.identifiers[j])
             ],
-        })  # fmt: skip
-    return {"statementSimilarity": round(evidence.statement_best(), 4), "passages": shown}
+        )
+        for j in members
+    ]
+
+
+def _brief(found: StandardsView, i: int, doc: bytes) -> FrameworkItemBrief:
+    return item_of(found.identifiers[i], doc).brief()

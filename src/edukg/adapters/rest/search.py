@@ -10,8 +10,8 @@ from edukg.adapters.rest.base import RANKING, SEARCH_COST, Call, Operation
 from edukg.model.errors import NotFoundError
 from edukg.model.shapes import Jurisdiction, NormalizedStatementType
 from edukg.model.vocabulary import STANDARD, grade_mask
-from edukg.services import crosswalks
 from edukg.services import search as searching
+from edukg.services.frameworks import framework
 from edukg.store.base import Search
 
 _Limit = Annotated[int, Param("Maximum number of results (1-50)", minimum=1, maximum=50)]
@@ -86,21 +86,21 @@ def _array(docs: list[bytes]) -> bytes:
 
 def _standards(call: Call[SearchStandards]) -> bytes:
     p = call.params
-    framework = None
+    within = None
     if p.standardsFrameworkCaseIdentifierUUID is not None:
         try:
-            found = crosswalks.framework(call.store, p.standardsFrameworkCaseIdentifierUUID)
+            found = framework(call.store, p.standardsFrameworkCaseIdentifierUUID)
         except NotFoundError:  # as listAcademicStandards: an unknown framework has no items
             return _array([])
-        framework = found.identifier
+        within = found.identifier
     filters = Search(
         STANDARD,
         (),
-        jurisdiction=None if framework else p.jurisdiction,
+        jurisdiction=None if within else p.jurisdiction,
         subject=p.academicSubject,
         statement_type=p.normalizedStatementType,
         grades_mask=grade_mask(p.gradeLevel),
-        framework=framework,
+        framework=within,
     )
     docs = searching.search_standards(call.store, p.query, p.statementCode, filters, p.limit)
     return _array(docs)

@@ -6,13 +6,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Annotated, Any
 
-import orjson
-
 from edukg.adapters.params import CaseUuidPath, GradeLevels, Param, SubjectFilter, Uuid
 from edukg.adapters.rest.base import RANKING, Call, Operation, ref
 from edukg.model.errors import ValidationError
 from edukg.model.shapes import Jurisdiction, NormalizedStatementType
 from edukg.model.vocabulary import grade_mask
+from edukg.services.alignment_scoring import bands_text
 from edukg.services.similar import SimilarQuery, similar
 from edukg.services.text_alignment import MAX_TEXT, AlignQuery, align
 
@@ -81,7 +80,7 @@ def _align(call: Call[AlignBody]) -> bytes:
         statement_type=p.normalizedStatementType,
         limit=p.limit,
     )
-    return _encoded(align(call.store, query))
+    return align(call.store, query).encoded()
 
 
 def _similar(call: Call[SimilarParams]) -> bytes:
@@ -99,35 +98,35 @@ def _similar(call: Call[SimilarParams]) -> bytes:
         min_score=p.minScore,
         any_grade=p.gradeLevel == "any",
     )
-    return _encoded(similar(call.store, query))
-
-
-def _encoded(answer: dict[str, Any]) -> bytes:
-    """The answer with its records (encoded already) spliced in as they are."""
-    rest = {k: v for k, v in answer.items() if k != "data"}
-    head = orjson.dumps(rest)[1:-1]
-    return b'{"data":[' + b",".join(answer["data"]) + b"]," + head + b"}"
+    return similar(call.store, query).encoded()
 
 
 _ALIGN_ABOUT = (
-    "edukg extension, the API's one operation with a body (JSON, at most 256 KiB). The text"
-    " is cut into passages (sentences and list items); each is matched by meaning against"
-    " the learning components and the standards' statements. A standard's evidence in a"
-    " passage is the better of its statement's similarity and that of the learning"
-    " components supporting it, plus up to 0.1 for wording the statement shares; its"
-    " `score` is its best passage's (a cosine similarity of the same model in every request"
-    " and that bounded bonus, so scores compare across requests: 0.6 and above a"
-    " close match, 0.45-0.6 related, below 0.35 not returned). `evidence` lists the"
-    " passages (with offsets into `text`), the learning components each matched, and the"
-    " statement's own similarity. Without the semantic index or the model, ranks by words"
-    " (`ranking`: lexical). Costs 5 tokens plus 1 per 2,000 characters."
+    "edukg extension, the API's one operation with a body (JSON, at most 256 KiB). Every"
+    " standard the filters admit is scored against the whole text: its statement and the"
+    " learning components that support it (its own, or its crosswalk counterparts') by"
+    " meaning over the text's passages, its statement's words, and its domain's heading;"
+    " the grades the best matches share lend a small prior. `score` is calibrated on real"
+    " problems tagged by their publishers; its band is `confidence`, with the share of"
+    f" first results in each that were a standard the publisher tagged ({bands_text()};"
+    " docs/api.md says how this was measured). A standard the framework repeats"
+    " in several places (one code and statement under several courses) is answered once,"
+    " with every place in `placements`. `evidence` lists the passages (with offsets into"
+    " `text`) that address the standard most specifically, with the learning components"
+    " and words each matched. `gradeLevel` takes one grade or a list. Without the semantic"
+    " index or the model, ranks by words (`ranking`: lexical). Costs 5 tokens plus 1 per"
+    " 2,000 characters, on every entrance (the MCP tool too)."
 )
 _SIMILAR_ABOUT = (
     "edukg extension. The standards of another jurisdiction or framework (exactly one) that"
-    " say the same thing, ranked by meaning alone (the cosine of the statements' vectors;"
-    " by words without a semantic index): same subject and statement type, overlapping"
-    " grades unless `gradeLevel=any`. `sharedLearningComponents` shows where learning"
-    " components also link the two, with the Jaccard figures (null where none do)."
+    " say the same thing: same subject and statement type, overlapping grades unless"
+    " `gradeLevel=any`, ranked by how alike the statements are in meaning, with the words"
+    " they share and their domains' headings added (by words alone without a semantic"
+    " index). `score` is calibrated between two real state frameworks (docs/api.md);"
+    " suggestions under 0.01 are left out unless `minScore` asks for them."
+    " `sharedLearningComponents` shows where learning components also link the two, with"
+    " the Jaccard figures; it is null where no component supports both (most frameworks"
+    " outside mathematics carry none, and in the sample only California's standards do)."
 )
 
 OPERATIONS: tuple[Operation[Any], ...] = (

@@ -21,6 +21,7 @@ import hashlib
 import shutil
 import sys
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -146,20 +147,43 @@ def _ids(rows: list[bytes]) -> list[str]:
     return [orjson.loads(r)["identifier"] for r in rows]
 
 
-def _search(store: Store, text: str, jurisdiction: str, grade: str | None, k: int) -> list[str]:
+_KEYS: dict[tuple[int, str], tuple[str, str]] = {}
+
+
+def _distinct(store: Store, identifiers: Iterable[str]) -> list[tuple[str, str]]:
+    """Standards as (code, statement), each once, in order: a framework that repeats one
+    standard in several course trees (California) has it under several identifiers, and
+    a standard counts once however many places it stands."""
+    out: dict[tuple[str, str], None] = {}
+    for identifier in identifiers:
+        key = _KEYS.get((id(store), identifier))
+        if key is None:
+            found = store.by_identifier(identifier, STANDARD)
+            record = orjson.loads(found.doc) if found else {}
+            key = (record.get("statementCode") or identifier, record.get("description") or "")
+            _KEYS[(id(store), identifier)] = key
+        out.setdefault(key, None)
+    return list(out)
+
+
+def _search(
+    store: Store, text: str, jurisdiction: str, grade: str | None, k: int
+) -> list[tuple[str, str]]:
     filters = Search(STANDARD, (), jurisdiction, None, None, _mask(grade))
-    return _ids(searching.search_standards(store, text[:500], None, filters, k))
+    found = _ids(searching.search_standards(store, text[:500], None, filters, 4 * k))
+    return _distinct(store, found)[:k]
 
 
-def _aligned(store: Store, text: str, grade: str | None, k: int) -> list[str]:
+def _aligned(store: Store, text: str, grade: str | None, k: int) -> list[tuple[str, str]]:
     query = AlignQuery(text, jurisdiction=STATE, grades_mask=_mask(grade), limit=k)
-    return _ids(align(store, query)["data"])
+    return _distinct(store, (r.brief.identifier for r in align(store, query).data))
 
 
 def measure_single(store: Store, truth: Truth) -> dict[str, float]:
     """(a): hit@1 and hit@5, of alignment and of today's search."""
     out: dict[str, list[float]] = defaultdict(list)
-    for text, answers in truth.single:
+    for text, identifiers in truth.single:
+        answers = set(_distinct(store, identifiers))
         for name, found in (("align", _aligned(store, text, None, 5)),
                             ("search", _search(store, text, STATE, None, 5))):  # fmt: skip
             out[f"{name} hit@1"].append(float(bool(set(found[:1]) & answers)))
@@ -170,7 +194,8 @@ def measure_single(store: Store, truth: Truth) -> dict[str, float]:
 def measure_joined(store: Store, truth: Truth, with_grade: bool) -> dict[str, float]:
     """(b): mean recall@10 and the share of texts with every standard found."""
     out: dict[str, list[float]] = defaultdict(list)
-    for text, grade, answers in truth.joined:
+    for text, grade, identifiers in truth.joined:
+        answers = set(_distinct(store, identifiers))
         g = grade if with_grade else None
         for name, found in (("align", _aligned(store, text, g, 10)),
                             ("search", _search(store, text, STATE, g, 10))):  # fmt: skip
@@ -184,7 +209,8 @@ def measure_similar(store: Store, truth: Truth) -> dict[str, float]:
     """(c): top-1 and top-5 of /similar, and of search by the statement."""
     out: dict[str, list[float]] = defaultdict(list)
     for case_uuid, identifier, answers in truth.counterparts:
-        found = _ids(similar(store, SimilarQuery(case_uuid, jurisdiction=CCSS, limit=5))["data"])
+        query = SimilarQuery(case_uuid, jurisdiction=CCSS, limit=5)
+        found = [r.brief.identifier for r in similar(store, query).data]
         record = store.by_identifier(identifier, STANDARD)
         statement = orjson.loads(record.doc)["description"] if record else ""
         grades = orjson.loads(record.doc).get("gradeLevel") if record else []

@@ -1,0 +1,166 @@
+"""Aligning real problems: the dev problems of ../shared/data/alignment-dev (real math
+problems labelled by their publishers with Common Core standards), aligned to the
+sample's Multi-State standards as a user would, and scored the way the goal is stated.
+
+hit@k: one of a problem's labels is among the first k standards. Labels are Achieve the
+Core's codes (7.NS.A.1c is the export's 7.NS.A.1.c; A-REI.D.11 is HSA-REI.D.11); a
+standard counts for its own sub-standards and its parent, and a cluster or domain label
+for the standards inside it. "Grades given": gradeLevel set to every grade of the labels
+(9-12 for a high-school label). Read from ../shared at run time, never copied.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import orjson
+
+from edukg.model.vocabulary import grade_mask
+from edukg.services.text_alignment import AlignQuery, align, ranked
+from edukg.store.base import Store
+
+JURISDICTION = "Multi-State"
+HIGH_SCHOOL = ("9", "10", "11", "12")
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One labelled problem."""
+
+    identifier: str
+    text: str
+    labels: tuple[str, ...]  # in the export's codes
+    grades: tuple[str, ...]  # of its labels
+
+
+def export_code(code: str) -> str:
+    """An Achieve the Core code in the export's form."""
+    code = code.strip()
+    if re.match(r"^[A-Z]-", code):
+        code = "HS" + code
+    return re.sub(r"(\d)([a-z])$", r"\1.\2", code)
+
+
+def _grades(code: str) -> tuple[str, ...]:
+    return HIGH_SCHOOL if code.startswith("HS") else (code.split(".", maxsplit=1)[0],)
+
+
+def problems(path: Path) -> list[Problem]:
+    """The labelled problems of a JSON-lines file."""
+    out = []
+    for line in path.read_bytes().splitlines():
+        if not line.strip():
+            continue
+        row = orjson.loads(line)
+        labels = tuple(export_code(c) for c in row["standard_ids"])
+        grades = tuple(dict.fromkeys(g for c in labels for g in _grades(c)))
+        out.append(Problem(row["id"], row["text"], labels, grades))
+    return out
+
+
+def hit(code: str | None, labels: tuple[str, ...]) -> bool:
+    """Whether a result's code counts as one of `labels`."""
+    if not code:
+        return False
+    return any(
+        code == label or code.startswith(label + ".") or label.startswith(code + ".")
+        for label in labels
+    )
+
+
+@dataclass
+class Measured:
+    """hit@1, @5 and @10, the latency of each alignment, and each first result's score
+    and whether it was right (for the score's bands)."""
+
+    hits: dict[int, float]
+    seconds: list[float]
+    first: list[tuple[float, bool]]
+
+
+def measure(store: Store, found: list[Problem], graded: bool, limit: int = 10) -> Measured:
+    """Align every problem (the whole text) and score the results."""
+    counts = {1: 0, 5: 0, 10: 0}
+    seconds: list[float] = []
+    first: list[tuple[float, bool]] = []
+    for problem in found:
+        query = AlignQuery(problem.text, jurisdiction=JURISDICTION, limit=limit,
+                           grades_mask=grade_mask(problem.grades) if graded else 0)  # fmt: skip
+        started = time.perf_counter()
+        rows = align(store, query).data
+        seconds.append(time.perf_counter() - started)
+        codes = [r.brief.statementCode for r in rows]
+        for k in counts:
+            counts[k] += any(hit(c, problem.labels) for c in codes[:k])
+        if rows:
+            first.append((rows[0].extension.score, hit(codes[0], problem.labels)))
+    return Measured({k: v / max(1, len(found)) for k, v in counts.items()}, seconds, first)
+
+
+def features(
+    store: Store, found: list[Problem], graded: bool
+) -> Iterator[tuple[float, float, bool]]:
+    """(share of the evidence, best raw similarity, right) of each problem's first ten distinct
+    candidates: what the score is calibrated on."""
+    for problem in found:
+        query = AlignQuery(problem.text, jurisdiction=JURISDICTION,
+                           grades_mask=grade_mask(problem.grades) if graded else 0)  # fmt: skip
+        result = ranked(store, query)
+        signals = result.signals
+        if signals is None:
+            continue
+        from edukg.services.alignment_scoring import shares
+
+        share = shares(signals.total, result.view.groups)
+        seen: set[int] = set()
+        for i in signals.total.argsort()[::-1]:
+            if not signals.total[i] > -1e300:
+                break  # outside the grades asked for
+            group = int(result.view.groups[i])
+            if group in seen:
+                continue
+            seen.add(group)
+            right = hit(result.view.codes[i], problem.labels)
+            yield float(share[i]), signals.best_similarity(int(i)), right
+            if len(seen) >= 10:
+                break
+
+
+def fit_logistic(rows: list[tuple[float, float, bool]], steps: int = 4000) -> tuple[float, ...]:
+    """(weight of the first feature, of the second, bias) of a logistic fit."""
+    import numpy as np
+
+    x = np.array([[a, b, 1.0] for a, b, _ in rows], dtype=np.float64)
+    y = np.array([1.0 if r else 0.0 for _, _, r in rows])
+    w = np.zeros(3)
+    for _ in range(steps):
+        p = 1.0 / (1.0 + np.exp(-(x @ w)))
+        w -= 0.5 * (x.T @ (p - y) / len(y) + 1e-4 * w)
+    return tuple(float(v) for v in w)
+
+
+def bands(
+    first: list[tuple[float, bool]], edges: tuple[float, ...]
+) -> list[tuple[str, int, float]]:
+    """(band, first results in it, share right), for bands between `edges` (high first)."""
+    out = []
+    top = 1.01
+    for low in edges:
+        inside = [right for score, right in first if low <= score < top]
+        share = sum(inside) / len(inside) if inside else float("nan")
+        out.append((f"{low:.2f}-{min(top, 1.0):.2f}", len(inside), share))
+        top = low
+    return out
+
+
+def report(title: str, measured: Measured, say: Callable[[str], None] = print) -> None:
+    """One line: hit@1/5/10 and latency."""
+    ms = sorted(1000 * s for s in measured.seconds)
+    p50 = ms[len(ms) // 2] if ms else 0.0
+    p95 = ms[int(0.95 * (len(ms) - 1))] if ms else 0.0
+    say(f"{title:28} hit@1 {measured.hits[1]:.3f}  hit@5 {measured.hits[5]:.3f}"
+        f"  hit@10 {measured.hits[10]:.3f}   p50 {p50:.0f} ms  p95 {p95:.0f} ms")  # fmt: skip
