@@ -115,39 +115,61 @@ def test_quickstart_prints_a_working_key_and_serves(tmp_path: Path) -> None:
         keys.close()
 
 
-def test_serve_with_workers_and_a_base_path(tmp_path: Path) -> None:
-    db = str(tmp_path / "w.db")
-    build_demo(db)
-    key = subprocess.run(
-        [*EDUKG, "keys", "create", "w"], capture_output=True, text=True, check=True,
-        env={**os.environ, "EDUKG_DB": db},
-    ).stdout.splitlines()[-1]  # fmt: skip
-    port = free_port()
-    proc = subprocess.Popen(
-        [*EDUKG, "serve", "--workers", "2", "--port", str(port), "--base-path", "/kg"],
+def _serving(db: str, port: int, tmp: Path, *flags: str) -> subprocess.Popen[str]:
+    tmp.mkdir()
+    return subprocess.Popen(
+        [*EDUKG, "serve", "--port", str(port), *flags],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
-        env={**os.environ, "EDUKG_DB": db},
+        env={**os.environ, "EDUKG_DB": db, "TMPDIR": str(tmp)},
     )
+
+
+def test_serve_with_workers_and_a_base_path(tmp_path: Path) -> None:
+    db = str(tmp_path / "w.db")
+    build_demo(db)
+    key, scraper = (
+        subprocess.run(
+            [*EDUKG, "keys", "create", name, *flags], capture_output=True, text=True, check=True,
+            env={**os.environ, "EDUKG_DB": db},
+        ).stdout.splitlines()[-1]
+        for name, flags in (("w", ()), ("scraper", ("--metrics",)))
+    )  # fmt: skip
+    port, other = free_port(), free_port()
+    proc = _serving(db, port, tmp_path / "a", "--workers", "2", "--base-path", "/kg")
+    second = _serving(db, other, tmp_path / "b")  # another server of the same database
     try:
         base = f"http://127.0.0.1:{port}"
         said = said_within(proc, "is serving")[-1]
+        said_within(second, "is serving")
         assert f"serving http://127.0.0.1:{port}: the API at {base}/kg" in said
         for _ in range(6):  # several requests, so both workers are likely to answer
             response = httpx.get(f"{base}/kg/standards-frameworks", headers={"x-api-key": key})
             assert response.status_code == 200
+        for _ in range(2):
+            assert httpx.get(f"http://127.0.0.1:{other}/knowledge-graph/v0/standards-frameworks",
+                             headers={"x-api-key": key}).status_code == 200  # fmt: skip
         assert httpx.get(f"{base}/knowledge-graph/v0/standards-frameworks").status_code == 404
-        # Metrics add up every worker's figures, whichever worker is scraped.
+        # Metrics add up every worker's figures, whichever worker is scraped, and only
+        # this server's: each keeps its own private directory.
         time.sleep(1.5)  # each worker writes its figures every second
         counted = 'edukg_requests_total{entrance="api",operation="listFrameworks",status="200"}'
         for _ in range(3):
-            scraped = httpx.get(f"{base}/metrics", headers={"authorization": f"Bearer {key}"})
+            scraped = httpx.get(f"{base}/metrics", headers={"authorization": f"Bearer {scraper}"})
             assert scraped.status_code == 200, scraped.text
             assert f"{counted} 6.0" in scraped.text
-        assert len(list((tmp_path / "w.db.metrics").glob("worker-*.json"))) == 2
+        scraped = httpx.get(f"http://127.0.0.1:{other}/metrics", headers={"x-api-key": scraper})
+        assert f"{counted} 2.0" in scraped.text
+        (private,) = (tmp_path / "a").glob("edukg-metrics-*")
+        assert private.stat().st_mode & 0o777 == 0o700 and not private.is_symlink()
+        assert len(list(private.glob("worker-*.json"))) == 2
+        assert not (tmp_path / "w.db.metrics").exists()
     finally:
         stop(proc)
+        stop(second)
+    assert not list((tmp_path / "a").glob("edukg-metrics-*"))  # removed as it stopped
+    assert not list((tmp_path / "b").glob("edukg-metrics-*"))
 
 
 @pytest.fixture

@@ -26,6 +26,8 @@ def test_metrics_count_requests_refusals_and_the_parts(tmp_path: Path) -> None:
     build_demo(db)
     keys = open_key_store(db)
     key, slow = keys.create("free", rate=0), keys.create("slow", rate=0.001, burst=1)
+    scraper = keys.create("scraper", rate=0, metrics=True)
+    slow_scraper = keys.create("slow-scraper", rate=0.001, burst=1, metrics=True)
     keys.close()
     server = ServerThread(EdukgApp(Settings(db=db))).start()
     api = f"{server.url}{BASE}"
@@ -37,7 +39,11 @@ def test_metrics_count_requests_refusals_and_the_parts(tmp_path: Path) -> None:
                    for _ in range(2)]  # fmt: skip
         assert [r.status_code for r in limited] == [200, 429]
         assert httpx.get(f"{server.url}/metrics").status_code == 401  # a key, as for data
-        scraped = httpx.get(f"{server.url}/metrics", headers={"authorization": f"Bearer {key}"})
+        # Server-wide figures are for a scraper's key (`keys create --metrics`) alone.
+        refused = httpx.get(f"{server.url}/metrics", headers={"authorization": f"Bearer {key}"})
+        assert refused.status_code == 403 and refused.json()["error"] == "ForbiddenError"
+        scraped = httpx.get(f"{server.url}/metrics",
+                            headers={"authorization": f"Bearer {scraper}"})  # fmt: skip
         assert scraped.status_code == 200
         assert scraped.headers["content-type"].startswith("text/plain; version=0.0.4")
         text = scraped.text
@@ -51,5 +57,11 @@ def test_metrics_count_requests_refusals_and_the_parts(tmp_path: Path) -> None:
         assert _value(text, "edukg_response_cache_hits_total") >= 2
         assert _value(text, "edukg_work_slots") > 0
         assert 'edukg_release_info{content_id="' in text
+        # Scrapes and the keyed health details count against the key's rate limit.
+        scrapes = [httpx.get(f"{server.url}/metrics", headers={"x-api-key": slow_scraper})
+                   for _ in range(2)]  # fmt: skip
+        assert [r.status_code for r in scrapes] == [200, 429]
+        assert httpx.get(f"{server.url}/healthz", headers={"x-api-key": slow}).status_code == 429
+        assert httpx.get(f"{server.url}/healthz").status_code == 200  # a probe, never limited
     finally:
         server.stop()

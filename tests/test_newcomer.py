@@ -201,7 +201,7 @@ def test_the_model_cache_goes_where_told_quietly(tmp_path: Path) -> None:
 def test_what_edukg_writes_beside_a_database_is_ignored_by_git(tmp_path: Path) -> None:
     names = ["edukg.db", "edukg.keys.db", "edukg.keys.db-wal", "edukg.db.abc123.lines",
              "edukg.db.abc123.vectors", "edukg.db.embeddings", "edukg.db.building-1",
-             "edukg.db.index.log", "edukg.db.metrics/",
+             "edukg.db.index.log",
              ".edukg-download-x1y2/"]  # fmt: skip
     done = subprocess.run(
         ["git", "check-ignore", "--no-index", *names], cwd=ROOT, capture_output=True, text=True,

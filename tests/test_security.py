@@ -237,13 +237,22 @@ def test_access_log_has_request_id_and_key_name_never_the_key(
             # A key in the query string is never written down, by name or by its prefix.
             httpx.get(f"{server.url}{BASE}/standards-frameworks?limit=2&key={key}")
             httpx.get(f"{server.url}{BASE}/standards-frameworks?q={key}&token=secret1")
+            # Anything shaped like a key, wherever it stands in the path or the query.
+            for leaked in (f"?{key}", f"?{key}=1", f"?foo=Bearer%20{key}",
+                           f"?query=my+key+{key}", f"?a=1;key={key}", f"/{key}",
+                           f"?x={quote(key)}"):  # fmt: skip
+                httpx.get(f"{server.url}{BASE}/standards-frameworks{leaked}")
+            for path in (f"{BASE}/{key}", f"/explore/{key}", f"/ims/case/v1p1/CFItems/{key}"):
+                httpx.get(f"{server.url}{path}")
     finally:
         server.stop()
     lines = [orjson.loads(r.getMessage()) for r in caplog.records if r.name == "edukg.access"]
-    assert len(lines) == 4
+    assert len(lines) == 14
     assert lines[2]["path"].endswith("?limit=2&key=REDACTED"), lines[2]
-    assert lines[3]["path"].endswith("?q=REDACTED&token=REDACTED"), lines[3]
+    assert lines[3]["path"].endswith("?q=ekg_REDACTED&token=REDACTED"), lines[3]
     assert "secret1" not in caplog.text
+    assert key not in caplog.text and key[4:20] not in caplog.text
+    assert all("REDACTED" in line["path"] for line in lines[4:]), lines[4:]
     lines = lines[:2]
     first, second = lines
     assert first["requestId"] == ok.headers["x-request-id"] and first["key"] == name

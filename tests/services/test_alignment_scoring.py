@@ -54,3 +54,14 @@ def test_calibration_is_monotone_and_bands_cover_zero_to_one() -> None:
     assert c.score(0.1, 0.3) < c.score(0.5, 0.3) < c.score(0.5, 0.6)
     assert [scoring.band(s) for s in (0.95, 0.5, 0.3, 0.0)] == ["high", "medium", "low",
                                                                 "very low"]  # fmt: skip
+
+
+def test_the_explorer_words_the_bands_as_the_api_does() -> None:
+    from importlib.resources import files
+
+    script = (files("edukg") / "static" / "explore-align.js").read_text()
+    wording = script[script.index("const CONFIDENCE") :].split(";", 1)[0]
+    for low, name, right in scoring.BANDS:
+        at = wording.index(f'["{name}", ')
+        entry = wording[at : wording.index("]", at)]
+        assert right.replace("about ", "") in entry and (f"{low:g}" in entry or low == 0), entry

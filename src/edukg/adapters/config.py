@@ -143,6 +143,9 @@ class Settings:
     case_cache_mb: int = _option(128, "--case-cache-mb", "EDUKG_CASE_CACHE_MB",
                                  "finished CASE answers (packages) kept per worker, built once"
                                  " per release (0: none)", read=int, metavar="MB")  # fmt: skip
+    metrics_dir: str = _option("", None, "EDUKG_METRICS_DIR",
+                               "the private directory this server's workers keep their"
+                               " figures in (serve makes it, and removes it as it stops)")  # fmt: skip
 
     def __post_init__(self) -> None:
         if not self.public_url:  # CASE URIs name this server as its clients reach it

@@ -21,6 +21,8 @@ from mcp.server.transport_security import TransportSecuritySettings
 from pydantic import Field, ValidationError
 
 from edukg import __version__
+from edukg.adapters.rest import text_alignment
+from edukg.adapters.rest.base import Operation
 from edukg.model.errors import ApiError
 from edukg.model.vocabulary import UUID_EXAMPLE
 from edukg.services import assistant, assistant_alignment
@@ -171,6 +173,15 @@ _DESCRIPTIONS: dict[str, str] = {
         "UUID or JURISDICTION:SUBJECT); optional gradeLevel list and limit (1-50, "
         "default 10)."
     ),
+}
+
+
+# The tools that price a call as a REST operation does (the same work costs the same
+# tokens on every entrance): the operation whose cost rules apply.
+TOOL_OPERATIONS: dict[str, Operation[Any]] = {
+    "align_text_to_standards": next(
+        op for op in text_alignment.OPERATIONS if op.operation_id == "alignTextToStandards"
+    )
 }
 
 

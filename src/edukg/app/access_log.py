@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 import orjson
 
 from edukg.app.exchange import Exchange
-from edukg.app.requests import redacted_query
+from edukg.app.requests import redacted, redacted_query
 from edukg.store.keys import KEY_PREFIX
 
 access_log = logging.getLogger("edukg.access")
@@ -28,12 +28,13 @@ class AccessLog:
             return
         scope = ex.scope
         query = redacted_query(scope.get("query_string", b""), KEY_PREFIX)[:512]
+        path = redacted(scope["path"][:512], KEY_PREFIX)  # a key pasted into a path too
         line = {
             "time": datetime.now(UTC).isoformat(timespec="milliseconds"),
             "requestId": ex.request_id,
             "key": ex.who,
             "method": scope["method"],
-            "path": scope["path"][:512] + (f"?{query}" if query else ""),
+            "path": path + (f"?{query}" if query else ""),
             "status": status,
             "ms": round((time.perf_counter() - ex.started) * 1000, 3),
         }

@@ -64,7 +64,7 @@ class ApiAnswers:
                               method_refusal="{method} is not allowed: this API is read-only.")  # fmt: skip
         self.posts = Entrance(
             "api-body", self.answer, prepare=self.prepare, finish=self.finish,
-            methods=frozenset(("POST",)), allow=b"POST", body_first=True,
+            methods=frozenset(("POST",)), allow=b"POST", takes_body=True, price=self.price,
             method_refusal="{method} is not allowed here: send the JSON body by POST.",
         )  # fmt: skip
         self.missing = Entrance("api-missing", _missing, prepare=_nothing,
@@ -75,11 +75,22 @@ class ApiAnswers:
         return self.posts if op.takes_body else self.reads
 
     def prepare(self, ex: Exchange) -> int:
-        """The request's validated parameters; its cost."""
+        """The request's validated parameters and its cost; for an operation with a body,
+        what the head says (JSON, or 415) and its cost before the body (`price`)."""
         op: Operation[Any] = ex.found.operation
-        values, params, canon, cost = self._parsed(op, ex)
-        ex.parsed = (op, values, params, canon)
+        if op.takes_body:
+            require_json(ex.head)
+            return op.cost
+        values, params, digest, cost = self._parsed(op, ex)
+        ex.parsed = (op, values, params, digest)
         return cost
+
+    def price(self, ex: Exchange) -> int:
+        """A body's validated values; the request's whole cost."""
+        op: Operation[Any] = ex.found.operation
+        values = parse_body(op.declared, ex.body)
+        ex.parsed = (op, values, instance(op.params, values), caching.digest(values))
+        return request_cost(op, values)
 
     def answer(self, ex: Exchange) -> Answer | Pending:
         """The response from the cache, built here when cheap, or what building it takes
@@ -106,7 +117,7 @@ class ApiAnswers:
     async def finish(self, ex: Exchange, later: Any) -> Answer:
         """Build an expensive answer on the work pool."""
         pending: Pending = later
-        built = await self.work.run(lambda: guarded(ex, self._build, pending))
+        built = await self.work.run(lambda: guarded(ex, self._build, pending), ex.owner)
         return self._complete(pending, *built)
 
     def _varies(self, op: Operation[Any], store: Store) -> str:
@@ -119,22 +130,17 @@ class ApiAnswers:
         return varies
 
     def _parsed(self, op: Operation[Any], ex: Exchange) -> tuple[dict[str, Any], Any, bytes, int]:
-        """Validated values, by name, as the operation's parameter object and in canonical
-        form (what the response cache knows them by), and the request's cost; remembered
-        for recent URLs (a few thousand, oldest out): repeated requests, the common case,
-        skip re-validating the same bytes."""
+        """Validated values, by name, as the operation's parameter object and as the
+        digest of their canonical form (what the response cache knows them by), and the
+        request's cost; remembered for recent URLs (a few thousand, oldest out): repeated
+        requests, the common case, skip re-validating the same bytes."""
         scope = ex.scope
-        if op.takes_body:  # a body is new each time: nothing to remember it by
-            require_json(ex.head)
-            values = parse_body(op.declared, ex.body)
-            parsed = instance(op.params, values)
-            return values, parsed, caching.canonical(values), request_cost(op, values)
         key = (scope.get("raw_path") or ex.path.encode(), scope.get("query_string", b""))
         known = self._recent.get(key)
         if known is not None:
             return known
         values = parse_values(op.declared, query_of(scope), ex.found.values or {})
-        parsed = (values, instance(op.params, values), caching.canonical(values),
+        parsed = (values, instance(op.params, values), caching.digest(values),
                   request_cost(op, values))  # fmt: skip
         self._recent.put(key, parsed)
         return parsed
@@ -151,7 +157,7 @@ class ApiAnswers:
         gzipped = p.gz and len(body) >= caching.GZIP_MIN_BYTES
         # Small bodies go as they are, under the tag of that representation.
         encoding = caching.GZIP_TAG if gzipped else b"identity"
-        tag = caching.etag(p.version, p.op.operation_id, p.canon, encoding)
+        tag = caching.etag(p.version, p.op.operation_id, caching.canonical(p.values), encoding)
         headers = [_JSON, (b"x-data-version", p.info.data_version.encode()), (b"etag", tag),
                    self._cache_control, _VARY]  # fmt: skip
         if gzipped:

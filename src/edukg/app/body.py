@@ -1,9 +1,11 @@
 """A request's body: read whole, within the one body limit, or refused before reading.
 
-The limit holds for every entrance that takes a body (POST alignments, /mcp). A declared
-length over it is refused without reading; a body sent without one is counted as it
-arrives. What a refused client still sends is read and dropped, a bounded amount, so that
-it reads the 413 rather than a reset connection (docs/security.md).
+The limit holds for every entrance that takes a body (POST alignments, /mcp), and a body
+is read only once its request's key is known good (app/pipeline.py). A declared length
+over the limit is refused without reading; a body sent without one is counted as it
+arrives; a whole body has BODY_SECONDS to arrive, each part _PART_SECONDS. What a refused
+client still sends is read and dropped, a bounded amount, so that it reads the 413 rather
+than a reset connection (docs/security.md).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ MAX_BODY_BYTES = 256 * 1024
 _DRAIN_BYTES = 1 << 20  # at most this much of a refused body is read and dropped
 _DRAIN_SECONDS = 1.0
 _PART_SECONDS = 10.0  # the longest wait for the next part of a body being sent
+BODY_SECONDS = 20.0  # the longest a whole body may take to arrive (256 KiB at 13 KB/s)
 
 Head = dict[bytes, bytes]  # the headers the pipeline read (exchange.read_head)
 Receive = Callable[[], Awaitable[dict[str, Any]]]
@@ -51,14 +54,24 @@ async def read_body(head: Head, receive: Receive) -> bytes:
     bounded amount of what is still coming) for a larger one."""
     length = declared_length(head)
     if length is not None and length > MAX_BODY_BYTES:
-        await drain(receive)
+        # A client that asked to be told first (Expect: 100-continue) is told now, before
+        # anything invites it to send; one already sending is drained a little, so that
+        # it reads the 413 rather than a reset connection.
+        if head.get(b"expect", b"").strip().lower() != b"100-continue":
+            await drain(receive)
         raise too_large()
     chunks: list[bytes] = []
     size = 0
+    deadline = time.monotonic() + BODY_SECONDS
     while True:
+        left = deadline - time.monotonic()
         try:
-            message = await asyncio.wait_for(receive(), _PART_SECONDS)
+            message = await asyncio.wait_for(receive(), min(_PART_SECONDS, max(0.0, left)))
         except TimeoutError:
+            if left <= _PART_SECONDS:
+                raise RequestTimeoutError(
+                    f"The request body took longer than {BODY_SECONDS:g} s to arrive."
+                ) from None
             raise RequestTimeoutError(
                 f"The request body stopped arriving (nothing for {_PART_SECONDS:g} s)."
             ) from None

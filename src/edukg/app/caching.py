@@ -33,6 +33,13 @@ def canonical(values: dict[str, Any]) -> bytes:
     return orjson.dumps(values, option=orjson.OPT_SORT_KEYS)
 
 
+def digest(values: dict[str, Any]) -> bytes:
+    """What the response cache knows a request's values by: 32 bytes of SHA-256 of their
+    canonical form, whatever their size (a body's text may be 80 KB; kept whole in each
+    key, a cache counted by its bodies would hold many times its budget)."""
+    return hashlib.sha256(canonical(values)).digest()
+
+
 def etag(
     content_id: str, operation_id: str, values: dict[str, Any] | bytes, encoding: bytes
 ) -> bytes:
@@ -63,9 +70,16 @@ _ACCEPTS: dict[bytes, bool] = {}
 
 
 def matches(header: bytes, tag: bytes) -> bool:
-    """Whether an If-None-Match value names `tag` (or is `*`)."""
+    """Whether an If-None-Match value names `tag` or holds `*` (alone or in a list)."""
     candidates = [t.strip() for t in header.split(b",")]
     return b"*" in candidates or tag in candidates or b"W/" + tag in candidates
+
+
+def names(header: bytes, tag: bytes) -> bool:
+    """Whether an If-None-Match value names `tag` itself (`*` names no tag: it matches
+    any current representation, which must be found first)."""
+    candidates = [t.strip() for t in header.split(b",")]
+    return tag in candidates or b"W/" + tag in candidates
 
 
 def compress(body: bytes) -> bytes:

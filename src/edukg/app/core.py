@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import sys
+from pathlib import Path
 from typing import Any
 
 from edukg.adapters.config import Settings
@@ -28,7 +29,7 @@ from edukg.app.diff_jobs import DiffJobs
 from edukg.app.exchange import Receive, Scope, Send
 from edukg.app.fixed import FixedRoutes
 from edukg.app.mcp_entrance import MCP_PATH, McpAnswers
-from edukg.app.metrics import Metrics, metrics_dir_for
+from edukg.app.metrics import Metrics
 from edukg.app.pipeline import Pipeline
 from edukg.app.ratelimit import Limiter, MemoryLimiter, RedisLimiter
 from edukg.app.responses import ResponseCache
@@ -88,7 +89,8 @@ class EdukgApp:
             # 5 ms turn lets one request's Python delay the others' (docs/deployment.md).
             sys.setswitchinterval(SWITCH_INTERVAL)
         log = AccessLog(settings.access_log)
-        self.metrics = Metrics(metrics_dir_for(settings.db), self._part_figures)
+        where = Path(settings.metrics_dir) if settings.metrics_dir else None  # serve's own
+        self.metrics = Metrics(where, self._part_figures)
         self.api = ApiAnswers(self.store, self.releases, self.changes, self.keys,
                               self.responses, self.work, settings.cache_max_age)  # fmt: skip
         self.case = CaseAnswers(settings, self.store, self.work, self.io)

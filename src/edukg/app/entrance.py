@@ -44,9 +44,12 @@ class Entrance:
     """One kind of path and what answering it takes.
 
     The pipeline runs, in order: `screen` (checks that need no key), the method check,
-    the key (`key`), the release pin, `prepare` (parses; returns the request's cost), the
-    rate limit (when `limited`), `answer`, the key's confirmation; then, when `answer`
-    returned a `Later`, `finish` off those stages.
+    the key (`key`), the release pin, `prepare` (parses what the head says; returns the
+    request's cost so far), the rate limit (when `limited`); for an entrance that
+    `takes_body`, then the body (only once the key is known good) and `price` (parses
+    the body; returns the request's whole cost, the rest of which is charged then);
+    `answer`, the key's confirmation; then, when `answer` returned a `Later`, `finish`
+    off those stages.
     """
 
     name: str
@@ -59,7 +62,8 @@ class Entrance:
     prepare: Callable[[Exchange], int] | None = None
     finish: Callable[[Exchange, Later], Awaitable[Answer | None]] | None = None
     refuse: Callable[[ApiError, Exchange], Answer] = api_refusal
-    body_first: bool = False  # its body is read before the key is checked (POST operations)
+    takes_body: bool = False  # a POST's body is read, after the key (POST operations, /mcp)
+    price: Callable[[Exchange], int] | None = None  # the whole cost, once the body is read
     limited: bool = True  # the key's rate limit applies
     wants_key: bool = False  # OPTIONAL: look the key up even when no release is named
 

@@ -22,7 +22,8 @@ Answer = tuple[int, bytes, Headers]  # status, body, headers of a whole response
 # The request headers any stage reads: taken in one pass over the headers (with their
 # total size), not searched for by each stage.
 HEAD_NAMES = frozenset((b"x-api-key", b"authorization", b"x-data-version", b"accept-encoding",
-                        b"if-none-match", b"content-type", b"content-length", b"origin"))  # fmt: skip
+                        b"if-none-match", b"content-type", b"content-length", b"origin",
+                        b"expect"))  # fmt: skip
 
 
 def read_head(headers: Headers) -> tuple[dict[bytes, bytes], int]:
@@ -49,7 +50,6 @@ class Exchange:
     head_bytes: int  # all headers' size
     asks_for_release: bool = False  # it names a release (header or path prefix)
     release_by_path: str | None = None  # the release its /releases/X prefix named
-    release_refused: bool = False  # the release it names cannot answer (refused alike)
     database_error: bool = False  # the database failed it (counted by metrics)
     found: Any = None  # the route table's answer (routing.Found)
     headers: Headers = field(default_factory=list)  # every response carries them (limits)
@@ -71,6 +71,14 @@ class Exchange:
         """The path, without any /releases/X prefix."""
         path: str = self.scope["path"]
         return path
+
+    @property
+    def owner(self) -> str | None:
+        """Whose share of the work pool the request takes: its key's (keyless CASE
+        requests share one)."""
+        if self.principal is not None:
+            return self.principal.name
+        return "keyless" if self.keyless else None
 
     @property
     def who(self) -> str | None:

@@ -18,7 +18,7 @@ from edukg.app.exchange import Answer, Exchange
 from edukg.app.metrics import CONTENT_TYPE, Metrics
 from edukg.app.probes import IndexWatch, readiness
 from edukg.app.routing import Handler, Router
-from edukg.model.errors import NotFoundError
+from edukg.model.errors import ForbiddenError, NotFoundError
 from edukg.services import graph as service
 from edukg.services import search as searching
 from edukg.store.base import KeyStore, Store
@@ -26,6 +26,16 @@ from edukg.store.base import KeyStore, Store
 _JSON = (b"content-type", b"application/json")
 _DAY = b"public, max-age=86400"
 _ALIGNMENT = {"hybrid": "semantic", "lexical": "lexical"}
+
+
+def _scraper_only(ex: Exchange) -> int:
+    """/metrics is server-wide figures: a scraper's key only (403 for the others)."""
+    if ex.principal is None or not ex.principal.metrics:
+        raise ForbiddenError(
+            "This key may not read /metrics: make a scraper's key with"
+            " `edukg keys create NAME --metrics`."
+        )
+    return 1
 
 
 class FixedRoutes:
@@ -52,10 +62,13 @@ class FixedRoutes:
         self._openapi = b""
         self._docs: Answer = (404, b"", [])
         self.plain = Entrance("fixed", self._handled, key=KeyRule.OPTIONAL, limited=False)
-        self.keyed = Entrance("fixed-keyed", self._handled, key=KeyRule.OPTIONAL, limited=False,
+        # With a key, /healthz and /readyz show details: the key's rate limit applies then
+        # (without one they are liveness and readiness probes, never limited).
+        self.keyed = Entrance("fixed-keyed", self._handled, key=KeyRule.OPTIONAL,
                               wants_key=True)  # fmt: skip
-        # Prometheus sends its key as a Bearer token; a scrape is not rate limited.
-        self.scraped = Entrance("metrics", self._handled, limited=False)
+        # Prometheus sends its key as a Bearer token: a key of the metrics role
+        # (`keys create --metrics`), whose scrapes count against its rate limit.
+        self.scraped = Entrance("metrics", self._handled, prepare=_scraper_only)
 
     def publish(self, openapi: dict[str, Any]) -> None:
         """Serve the OpenAPI document (made from the route table) and its docs page."""

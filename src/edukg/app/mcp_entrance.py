@@ -10,10 +10,9 @@ from urllib.parse import urlsplit
 
 from edukg.adapters.config import Settings
 from edukg.adapters.mcp import REQUEST_STORE
-from edukg.app.body import read_body
 from edukg.app.entrance import Entrance, Later
 from edukg.app.exchange import Answer, Exchange
-from edukg.app.requests import MCP_COST
+from edukg.app.requests import MCP_COST, mcp_cost
 from edukg.app.workpool import WorkPool
 from edukg.model.errors import ForbiddenError
 
@@ -37,7 +36,8 @@ class McpAnswers:
         self._record = record  # the pipeline's: metrics and the access log
         self.entrance = Entrance(
             "mcp", lambda _ex: _LATER, screen=self._screen, prepare=lambda _ex: MCP_COST,
-            finish=self.finish, methods=frozenset(("POST",)), allow=b"POST",
+            finish=self.finish, methods=frozenset(("POST",)), allow=b"POST", takes_body=True,
+            price=lambda ex: mcp_cost(ex.body),
             # Stateless streamable HTTP: no server-sent stream to open (GET) and no
             # session to end (DELETE); answering at once keeps probing clients and idle
             # connections from hanging (MCP transport specification).
@@ -50,9 +50,10 @@ class McpAnswers:
             _check_origin(ex.head.get(b"origin"), self.settings)
 
     async def finish(self, ex: Exchange, _later: Later) -> Answer | None:
-        """Read the body, then hand the request to the SDK on a work-pool slot; None: the
-        SDK has sent the answer (through the pipeline's log and headers)."""
-        body = await read_body(ex.head, ex.receive)
+        """Hand the request (its body read by the pipeline) to the SDK on a work-pool slot
+        of its key's share; None: the SDK has sent the answer (through the pipeline's log
+        and headers)."""
+        body = ex.body
 
         async def logged_send(message: dict[str, Any]) -> None:
             if message["type"] == "http.response.start":
@@ -63,7 +64,7 @@ class McpAnswers:
 
         pinned = REQUEST_STORE.set(ex.store)
         try:
-            async with self.work.slot():  # tool calls are expensive work too
+            async with self.work.slot(ex.owner):  # tool calls are expensive work too
                 await self._mcp_app(ex.scope, _replay(body, ex.receive), logged_send)
         finally:
             REQUEST_STORE.reset(pinned)

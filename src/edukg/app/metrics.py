@@ -2,11 +2,12 @@
 
 A request adds to a few plain dictionaries (a counter and a latency histogram's bucket):
 well under a microsecond, so the figures cost the hot path almost nothing
-(docs/benchmarks.md). Each worker process writes its figures to a file of its own every
-second, beside the database (`edukg.db.metrics/`), and `GET /metrics` (any worker) adds
-up every worker's file, its own taken live, and renders them with `prometheus_client`:
-counters summed over every process that has run since `serve` started (so they never go
-back), gauges over the live ones.
+(docs/benchmarks.md). Each worker process of a server writes its figures to a file of
+its own every second, in the server's private directory (adapters/metrics_files.py),
+and `GET /metrics` (any worker) adds up every worker's file, its own taken live, and
+renders them with `prometheus_client`: counters summed over every process that has run
+since `serve` started (so they never go back; a worker killed outright loses what it
+counted since its last write, up to a second), gauges over the live ones.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from prometheus_client.core import (
     Metric,
 )
 
-from edukg.adapters.metrics_files import clear, metrics_dir_for
+from edukg.adapters.metrics_files import usable
 from edukg.model.processes import pid_alive
 
 # Seconds: a cached answer takes well under a millisecond, an alignment up to seconds.
@@ -42,7 +43,7 @@ class Metrics:
     """One process's figures; `parts` gives those of the app's parts when asked."""
 
     def __init__(self, directory: Path | None, parts: Callable[[bool], Figures]) -> None:
-        self.directory = directory
+        self.directory = directory if directory is not None and usable(directory) else None
         self._parts = parts
         self.requests: dict[tuple[str, str, int], int] = {}  # (entrance, operation, status)
         self.latency: dict[tuple[str, str], list[float]] = {}  # buckets..., +Inf, sum
@@ -213,4 +214,4 @@ _PART_METRICS = (
 )  # fmt: skip
 
 
-__all__ = ["Metrics", "clear", "metrics_dir_for"]
+__all__ = ["Metrics"]

@@ -26,7 +26,7 @@ class Pending(Later):
     op: Operation[Any]
     values: dict[str, Any]
     params: Any  # the operation's parameter object
-    canon: bytes  # the values in canonical form (caching.canonical)
+    canon: bytes  # the digest of the values' canonical form (caching.digest)
     ex: Exchange
     store: Store  # the release's
     info: DataInfo

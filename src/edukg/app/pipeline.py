@@ -1,10 +1,11 @@
 """The one request pipeline: every entrance's requests pass the same stages, in order.
 
-    request id and clock -> release prefix off the path -> route -> [body] ->
+    request id and clock -> release prefix off the path -> route ->
     admission (on a network thread when PostgreSQL or Redis is used):
         size limits -> entrance's screen -> method -> key -> release pin ->
-        entrance's prepare (cost) -> rate limit -> answer (response cache, handler) ->
-        key confirmation
+        entrance's prepare (cost) -> rate limit
+    -> [a POST's body, once the key is good -> its price, the rest charged] ->
+        answer (response cache, handler) -> key confirmation
     -> [finish: expensive work, a body, a mounted app] -> send, then the access log
 
 Each stage is a small method over the request's `Exchange`; entrances (app/entrance.py)
@@ -71,15 +72,18 @@ class Pipeline:
         ex.release_by_path = by_path
         ex.asks_for_release = by_path is not None or b"x-data-version" in head
         entrance = self.fallback
+        body_pending = False
         try:
             ex.found = self.router.find(ex.path)
             entrance = ex.found.entrance
-            if entrance.body_first and ex.method == "POST":
+            body_pending = entrance.takes_body and ex.method == "POST"
+            confirm = await self.off_loop(ex, self._admit, ex, entrance)
+            if body_pending:
+                # Only now: a request without a good key never holds a connection while
+                # its body drips in (docs/security.md).
                 ex.body = await read_body(ex.head, receive)
-            if self.io is None:  # SQLite and in-process limits: microseconds, inline
-                answer = guarded(ex, self._admit, ex, entrance)
-            else:
-                answer = await self.off_loop(ex, self._admit, ex, entrance)
+                body_pending = False
+            answer = await self.off_loop(ex, self._answer, ex, entrance, confirm)
             if isinstance(answer, Later):
                 finish = entrance.finish
                 assert finish is not None, entrance.name
@@ -87,14 +91,17 @@ class Pipeline:
         except ApiError as exc:
             if isinstance(exc, RateLimitError):
                 self.metrics.event("rate_limited")
-            # A release that cannot answer is refused alike on every entrance.
-            answer = (self.fallback if ex.release_refused else entrance).refuse(exc, ex)
-            _refusal_headers(exc, ex)
+            refuser = entrance
+            if isinstance(exc, _ByFallback):
+                refuser, exc = self.fallback, exc.refused
+            answer = refuser.refuse(exc, ex)
+            _refusal_headers(exc, ex, body_pending)
         if answer is not None:
             await self.send(ex, send, answer)
 
-    def _admit(self, ex: Exchange, entrance: Entrance) -> Answer | Later:
-        """The stages before the entrance's own answer, then that answer."""
+    def _admit(self, ex: Exchange, entrance: Entrance) -> bool:
+        """The stages before any body is read; whether the key is still to be confirmed
+        after the reads."""
         check_sizes(ex.scope, ex.head_bytes)
         if entrance.screen is not None:
             entrance.screen(ex)
@@ -103,9 +110,10 @@ class Pipeline:
             raise MethodNotAllowedError(entrance.method_refusal.format(method=ex.method))
         confirm = self._key(ex, entrance)
         if ex.principal is not None and ex.asks_for_release:
-            ex.release_refused = True
-            ex.store = pin(ex.scope, ex.release_by_path, self.releases)
-            ex.release_refused = False
+            try:
+                ex.store = pin(ex.scope, ex.release_by_path, self.releases)
+            except ApiError as exc:  # refused alike on every entrance
+                raise _ByFallback(exc) from None
         if entrance.prepare is not None:
             try:
                 ex.cost = entrance.prepare(ex)
@@ -113,6 +121,16 @@ class Pipeline:
                 self._limit(ex, entrance)  # a bad request costs a token too
                 raise
         self._limit(ex, entrance)
+        return confirm
+
+    def _answer(self, ex: Exchange, entrance: Entrance, confirm: bool) -> Answer | Later:
+        """The price of what a body asks for (the rest of it charged), then the entrance's
+        own answer, then the key's confirmation."""
+        if entrance.price is not None and ex.method == "POST":
+            charged = ex.cost  # a bad body costs no more than that first charge
+            ex.cost = entrance.price(ex)
+            if ex.cost > charged:
+                self._limit(ex, entrance, ex.cost - charged)
         answer = entrance.answer(ex)
         if confirm:  # after the reads, which may have brought the key store's revision
             self.access.confirm()
@@ -131,13 +149,14 @@ class Pipeline:
         ex.principal = self.access.authenticate(ex.head)
         return True
 
-    def _limit(self, ex: Exchange, entrance: Entrance) -> None:
+    def _limit(self, ex: Exchange, entrance: Entrance, cost: int | None = None) -> None:
         if not entrance.limited:
             return
+        tokens = ex.cost if cost is None else cost
         if ex.keyless:
-            self.access.limit_keyless(ex.scope, ex.headers, ex.cost)
+            self.access.limit_keyless(ex.scope, ex.headers, tokens)
         elif ex.principal is not None:
-            self.access.limit(ex.principal, ex.headers, ex.cost)
+            self.access.limit(ex.principal, ex.headers, tokens)
 
     async def off_loop(self, ex: Exchange, stage: Callable[..., T], *args: Any) -> T:
         """Run a synchronous stage: inline on SQLite (microseconds), on a network thread
@@ -168,6 +187,15 @@ class Pipeline:
         if ex.database_error:
             metrics.event("database_errors")
         self.log.write(ex, status)
+
+
+class _ByFallback(ApiError):
+    """A refusal that every entrance writes alike (the fallback's), whatever the path:
+    a pinned release that cannot answer."""
+
+    def __init__(self, error: ApiError) -> None:
+        super().__init__(error.message)
+        self.refused = error
 
 
 def guarded(ex: Exchange, stage: Callable[..., T], *args: Any) -> T:
@@ -201,12 +229,13 @@ def labels(ex: Exchange) -> tuple[str, str]:
     return ("none", "none") if found is None else found.counted_as
 
 
-def _refusal_headers(exc: ApiError, ex: Exchange) -> None:
-    """The headers a kind of refusal carries."""
+def _refusal_headers(exc: ApiError, ex: Exchange, body_unread: bool) -> None:
+    """The headers a kind of refusal carries; a request whose body was never read is
+    answered on a connection that closes (the body would be read as the next request)."""
     retry = RETRY_AFTER if isinstance(exc, Busy) else getattr(exc, "retry_after", None)
     if retry is not None and not any(name == b"retry-after" for name, _ in ex.headers):
         ex.headers.append((b"retry-after", str(retry).encode()))
-    if closes_connection(exc):  # the rest of the body is not read
+    if closes_connection(exc) or body_unread:  # the rest of the body is not read
         ex.headers.append((b"connection", b"close"))
 
 

@@ -3,9 +3,13 @@ cost, and the Error answer for a refusal."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 from urllib.parse import parse_qsl, unquote_plus
 
+import orjson
+
+from edukg.adapters.mcp import TOOL_OPERATIONS
 from edukg.adapters.rest.base import SEARCH_COST, Operation
 from edukg.adapters.server import MAX_HEADER_BYTES, MAX_URL_BYTES
 from edukg.model.errors import (
@@ -34,6 +38,42 @@ def request_cost(op: Operation[Any], values: dict[str, Any]) -> int:
     return 1
 
 
+def mcp_cost(body: bytes) -> int:
+    """Tokens a call of /mcp takes: a tool's price as its REST operation's (aligning a
+    text: 5 plus 1 per 2,000 characters, as POST /alignments), MCP_COST for the rest. A
+    body that is not a JSON-RPC call the SDK will refuse costs MCP_COST."""
+    try:
+        message = orjson.loads(body)
+    except orjson.JSONDecodeError:
+        return MCP_COST
+    calls = message if isinstance(message, list) else [message]
+    total = 0
+    for call in calls[:_MAX_CALLS]:
+        total += _tool_cost(call)
+    return max(MCP_COST, total)
+
+
+_MAX_CALLS = 100  # of a JSON-RPC batch priced one by one; the SDK bounds the rest
+
+
+def _tool_cost(call: Any) -> int:
+    if not isinstance(call, dict) or call.get("method") != "tools/call":
+        return MCP_COST
+    params = call.get("params")
+    if not isinstance(params, dict):
+        return MCP_COST
+    op = TOOL_OPERATIONS.get(str(params.get("name")))
+    arguments = params.get("arguments")
+    if op is None or not isinstance(arguments, dict):
+        return MCP_COST
+    return max(
+        MCP_COST,
+        request_cost(
+            op, {"text": arguments.get("text") if isinstance(arguments.get("text"), str) else ""}
+        ),
+    )
+
+
 def check_sizes(scope: Scope, header_bytes: int) -> None:
     """The head limits again, for servers other than edukg's own (which refuses earlier)."""
     if len(scope.get("raw_path") or b"") + len(scope.get("query_string", b"")) > MAX_URL_BYTES:
@@ -45,18 +85,26 @@ def check_sizes(scope: Scope, header_bytes: int) -> None:
 # Query parameters whose values are credentials wherever a client puts them.
 _SECRET_NAMES = frozenset(["key", "apikey", "api_key", "api-key", "x-api-key", "token",
                            "access_token", "authorization"])  # fmt: skip
+_PARAMETER = re.compile(r"[&;]")
+
+
+def redacted(text: str, key_prefix: str) -> str:
+    """`text` (a decoded path or query value) with anything shaped like a key, wherever
+    it stands, written PREFIX + REDACTED."""
+    return re.sub(re.escape(key_prefix) + r"[A-Za-z0-9_\-]*", key_prefix + "REDACTED", text)
 
 
 def redacted_query(raw: bytes, key_prefix: str) -> str:
-    """A query string for the access log: the value of any parameter named like a
-    credential, or that starts with the key prefix, written `REDACTED`."""
+    """A query string for the access log, decoded: the value of any parameter named like
+    a credential written REDACTED, and anything shaped like a key, in a name or a value
+    (`?ekg_...`, `foo=Bearer%20ekg_...`, `a=1;key=...`), written PREFIX + REDACTED."""
     parts = []
-    for part in raw.decode("latin-1").split("&"):
+    for part in _PARAMETER.split(raw.decode("latin-1")):
         name, sep, value = part.partition("=")
-        plain = unquote_plus(value)
-        if sep and (name.lower() in _SECRET_NAMES or plain.startswith(key_prefix)):
+        name, value = unquote_plus(name), unquote_plus(value)
+        if sep and name.lower() in _SECRET_NAMES:
             value = "REDACTED"
-        parts.append(name + sep + value)
+        parts.append(redacted(name, key_prefix) + sep + redacted(value, key_prefix))
     return "&".join(parts)
 
 
@@ -81,4 +129,13 @@ def query_of(scope: Scope) -> dict[str, list[str]]:
     return query
 
 
-__all__ = ["MCP_COST", "SEARCH_COST", "check_sizes", "query_of", "redacted_query", "request_cost"]
+__all__ = [
+    "MCP_COST",
+    "SEARCH_COST",
+    "check_sizes",
+    "mcp_cost",
+    "query_of",
+    "redacted",
+    "redacted_query",
+    "request_cost",
+]

@@ -65,7 +65,7 @@ def cmd_keys(args: argparse.Namespace) -> int:
 def _keys_command(keys: KeyStore, args: argparse.Namespace) -> int:
     if args.keys_command == "create":
         try:
-            key = keys.create(args.name, args.rate, args.burst)
+            key = keys.create(args.name, args.rate, args.burst, args.metrics)
         except KeyNameError as exc:
             say(f"cannot create key: {exc}")
             return EXIT_FAILED
@@ -94,17 +94,18 @@ def _list_keys(infos: list[KeyInfo], as_json: bool) -> None:
                         "revokedAt": info.revoked_at,
                         "rate": info.rate,
                         "burst": info.burst,
+                        "metrics": info.metrics,
                     }
                 ).decode()
             )
         return
     table = Table()
     table.add_column("name", no_wrap=True, overflow="ignore")
-    for column in ("created", "key ends with", "rate limit", "revoked"):
+    for column in ("created", "key ends with", "rate limit", "may read", "revoked"):
         table.add_column(column, no_wrap=True)
     for info in infos:
         table.add_row(info.name, info.created_at, f"…{info.last4}", _limit(info),
-                      info.revoked_at or "")  # fmt: skip
+                      "data, /metrics" if info.metrics else "data", info.revoked_at or "")  # fmt: skip
     Console(highlight=False, width=max(200, console.width)).print(table)
 
 

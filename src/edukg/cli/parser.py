@@ -134,6 +134,8 @@ def _key_and_data_commands(sub: Any) -> None:
     c.add_argument("name", help="who the key is for (letters, digits, '.', '_', '-')")
     c.add_argument("--rate", type=float, default=None, help="its own requests per second (0: none)")
     c.add_argument("--burst", type=int, default=None, help="its own requests at once")
+    c.add_argument("--metrics", action="store_true",
+                   help="a scraper's key: it may read /metrics (other keys may not)")  # fmt: skip
     c = _with_db(ksub.add_parser("list", help="names, creation time, last 4 characters"))
     c.add_argument("--json", action="store_true", help="one JSON object per line, for scripts")
     c = _with_db(ksub.add_parser("revoke", help="revoke a key at once"))

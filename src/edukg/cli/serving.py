@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import signal
 import os
 import socket
 import threading
@@ -57,8 +58,10 @@ def _serve(settings: Settings, sock: socket.socket | None = None, banner: str = 
         except server.PortUnavailable as exc:
             say(f"{exc}; nothing was started (choose another with --port)")
             return EXIT_NO_SERVER
-    # Counters start from zero with each `serve` (an earlier run's workers are gone).
-    metrics_files.clear(metrics_files.metrics_dir_for(settings.db))
+    # This server's own metrics directory: counters start from zero, no other server of the
+    # same database counts here, and it goes when the server stops.
+    figures = metrics_files.private_dir()
+    settings = dataclasses.replace(settings, metrics_dir=str(figures))
     # Worker processes read their settings from the environment (Settings.from_env).
     for name, option in options():
         os.environ[option.env] = to_env(option, getattr(settings, name))
@@ -72,18 +75,28 @@ def _serve(settings: Settings, sock: socket.socket | None = None, banner: str = 
         target=_announce, args=(url, banner or _serving(settings)), name="edukg-banner",
         daemon=True,
     ).start()  # fmt: skip
-    server.run(
-        server.config(
-            "edukg.app.core:create_app",
-            factory=True,
-            workers=settings.workers,
-            log_level="info",
-            log_config=_LOG_CONFIG,
-            timeout_graceful_shutdown=30,
-        ),
-        sock,
-    )
+    # uvicorn stops on SIGTERM and then raises it again with the handler it found: this
+    # one unwinds the stack, so that the directory is removed as the server stops.
+    signal.signal(signal.SIGTERM, _stopped)
+    try:
+        server.run(
+            server.config(
+                "edukg.app.core:create_app",
+                factory=True,
+                workers=settings.workers,
+                log_level="info",
+                log_config=_LOG_CONFIG,
+                timeout_graceful_shutdown=30,
+            ),
+            sock,
+        )
+    finally:
+        metrics_files.remove(figures)
     return EXIT_OK
+
+
+def _stopped(_signum: int, _frame: object) -> None:
+    raise SystemExit(EXIT_OK)
 
 
 def _serving(settings: Settings) -> str:

@@ -21,9 +21,9 @@ import orjson
 
 from edukg.model.vocabulary import COMPONENT, grade_mask
 from edukg.services import hierarchy, words
-from edukg.services.words import Words
 from edukg.services.meaning import Indexed, indexed
 from edukg.services.memo import remembered
+from edukg.services.words import Words
 from edukg.store.base import COMPONENTS, CROSSWALK, Matching, Search, Store
 
 _READ = 1000  # records read per query

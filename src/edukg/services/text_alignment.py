@@ -220,7 +220,10 @@ def _lexical(
         components = np.where(np.isnan(best), words, best).astype(np.float32)
     total = _total({"words": words, "components": components}, scoring.LEXICAL, found, keep)
     raw = np.array([rank.relevance_score(float(w)) for w in words], dtype=np.float32)
-    return Signals("lexical", total, raw, components, None, None, None, None)
+    mapped = None
+    if components is not None:
+        mapped = np.array([rank.relevance_score(float(c)) for c in components], np.float32)
+    return Signals("lexical", total, raw, mapped, None, None, None, None)
 
 
 def _answer(

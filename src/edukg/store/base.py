@@ -263,6 +263,7 @@ class Principal:
     name: str
     rate: float | None = None  # requests per second; 0 means unlimited; None: the default
     burst: int | None = None
+    metrics: bool = False  # may read /metrics (a scraper's key: `keys create --metrics`)
 
 
 @dataclass(frozen=True)
@@ -275,13 +276,21 @@ class KeyInfo:
     revoked_at: str | None
     rate: float | None = None  # its own limit (requests per second; 0: none); None: default
     burst: int | None = None
+    metrics: bool = False  # may read /metrics
 
 
 class KeyStore(Protocol):
     """API keys: the only mutable state, kept apart from the versioned data."""
 
-    def create(self, name: str, rate: float | None = None, burst: int | None = None) -> str:
-        """Make a key named `name`; return the key (shown once, stored only as a hash)."""
+    def create(
+        self,
+        name: str,
+        rate: float | None = None,
+        burst: int | None = None,
+        metrics: bool = False,
+    ) -> str:
+        """Make a key named `name`; return the key (shown once, stored only as a hash).
+        `metrics`: the key may read /metrics."""
 
     def verify(self, key: str) -> Principal | None:
         """Who holds the live key `key`, or None."""

@@ -112,8 +112,15 @@ class KeyStoreBase(ABC):
         self._load_secret()
         return hmac.new(self._secret, key.encode("utf-8", "replace"), hashlib.sha256).digest()
 
-    def create(self, name: str, rate: float | None = None, burst: int | None = None) -> str:
-        """Make a live key named `name` (with its own rate limit, if given) and return it."""
+    def create(
+        self,
+        name: str,
+        rate: float | None = None,
+        burst: int | None = None,
+        metrics: bool = False,
+    ) -> str:
+        """Make a live key named `name` (with its own rate limit, if given; `metrics`: it
+        may read /metrics) and return it."""
         if not _KEY_NAME.match(name):
             raise KeyNameError(
                 "a key name is 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit"
@@ -128,9 +135,9 @@ class KeyStoreBase(ABC):
         ):
             raise KeyNameError(f"a live key named {name!r} exists; revoke it first")
         self._run(
-            f"INSERT INTO {self.keys_table} (name, digest, last4, created_at, rate, burst)"
-            f" VALUES ({', '.join([self.mark] * 6)})",
-            (name, digest, key[-4:], utc_timestamp(), rate, burst),
+            f"INSERT INTO {self.keys_table} (name, digest, last4, created_at, rate, burst,"
+            f" metrics) VALUES ({', '.join([self.mark] * 7)})",
+            (name, digest, key[-4:], utc_timestamp(), rate, burst, metrics),
         )
         self._changed()
         return key
@@ -159,13 +166,13 @@ class KeyStoreBase(ABC):
     def _lookup(self, key: str) -> Principal | None:
         digest = self._digest(key)
         row = self._one(
-            f"SELECT name, digest, rate, burst FROM {self.keys_table}"
+            f"SELECT name, digest, rate, burst, metrics FROM {self.keys_table}"
             f" WHERE digest = {self.mark} AND revoked_at IS NULL",
             (digest,),
         )
         if row is None or not hmac.compare_digest(bytes(row[1]), digest):
             return None
-        return Principal(str(row[0]), row[2], row[3])
+        return Principal(str(row[0]), row[2], row[3], bool(row[4]))
 
     def confirm(self) -> bool:
         """Whether the key last accepted is still live: `verify` decided it."""
@@ -179,11 +186,14 @@ class KeyStoreBase(ABC):
     def list(self) -> list[KeyInfo]:
         """All keys, oldest first."""
         rows = self._all(
-            f"SELECT name, created_at, last4, revoked_at, rate, burst FROM {self.keys_table}"
-            " ORDER BY created_at, digest",
+            f"SELECT name, created_at, last4, revoked_at, rate, burst, metrics"
+            f" FROM {self.keys_table} ORDER BY created_at, digest",
             (),
         )
-        return [KeyInfo(*row) for row in rows]
+        return [
+            KeyInfo(name, created, last4, revoked, rate, burst, bool(metrics))
+            for name, created, last4, revoked, rate, burst, metrics in rows
+        ]
 
     def revoke(self, name: str) -> bool:
         """Revoke the live key `name`."""

@@ -52,6 +52,8 @@ CREATE TABLE IF NOT EXISTS edukg.api_keys (
   rate       double precision,
   burst      integer
 );
+-- Added after the first release: a key store made before it gains the column here.
+ALTER TABLE edukg.api_keys ADD COLUMN IF NOT EXISTS metrics boolean NOT NULL DEFAULT false;
 CREATE UNIQUE INDEX IF NOT EXISTS api_keys_live_name ON edukg.api_keys (name)
   WHERE revoked_at IS NULL;
 CREATE TABLE IF NOT EXISTS edukg.key_revision (

@@ -26,7 +26,8 @@ CREATE TABLE IF NOT EXISTS api_keys (
   created_at TEXT NOT NULL,
   revoked_at TEXT,
   rate       REAL,
-  burst      INTEGER
+  burst      INTEGER,
+  metrics    INTEGER NOT NULL DEFAULT 0
 );
 CREATE UNIQUE INDEX IF NOT EXISTS api_keys_live_name ON api_keys (name) WHERE revoked_at IS NULL;
 """
@@ -99,6 +100,9 @@ class SqliteKeyStore(KeyStoreBase):
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("PRAGMA busy_timeout=10000")
         conn.executescript(_KEY_SCHEMA)
+        columns = {row[1] for row in conn.execute("PRAGMA table_info(api_keys)")}
+        if "metrics" not in columns:  # a key file made before the metrics role
+            conn.execute("ALTER TABLE api_keys ADD COLUMN metrics INTEGER NOT NULL DEFAULT 0")
         st = os.stat(self._path)
         self._conn, self._identity = conn, (st.st_dev, st.st_ino)
         return conn
