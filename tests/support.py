@@ -26,6 +26,7 @@ class ServerThread:
     """uvicorn serving an ASGI app on 127.0.0.1:<free port>, in a background thread."""
 
     def __init__(self, app: Any, limits: server.ServerLimits | None = None) -> None:
+        self.app = app
         # IPPROTO_TCP and TCP_NODELAY: without them, asyncio leaves Nagle's algorithm on
         # for accepted connections, and every response waits ~40 ms for a delayed ACK.
         self._sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)

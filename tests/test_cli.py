@@ -351,3 +351,19 @@ def test_a_load_returns_while_its_index_is_built_and_servers_pick_it_up(tmp_path
     assert all(0 <= int(s["done"]) <= int(s["total"]) for s in progress)  # type: ignore[call-overload]
     assert any(s["etaSeconds"] is not None for s in progress) or len(progress) < 3
     assert "texts embedded" in log.read_text()
+
+
+def test_every_command_on_a_missing_database_fails_alike(tmp_path: Path) -> None:
+    missing = str(tmp_path / "nothing-here.db")
+    for args in (["crosswalk", "a:b", "c:d"], ["coverage", "x", "a:b"], ["releases", "list"],
+                 ["diff", "1", "2"], ["export", str(tmp_path / "out")], ["index"],
+                 ["keys", "list"], ["keys", "revoke", "k"], ["keys", "create", "k"]):  # fmt: skip
+        done = subprocess.run([*EDUKG, *args, "--db", missing], capture_output=True, text=True,
+                              timeout=60, check=False)  # fmt: skip
+        assert done.returncode == 1, (args, done.returncode, done.stderr)  # the one rule
+        assert "Traceback" not in done.stderr
+    assert not Path(missing).exists()
+    helped = subprocess.run([*EDUKG, "--help"], capture_output=True, text=True, check=True)
+    readme = (Path(__file__).parents[1] / "README.md").read_text()
+    rule = "a command on a database that does not exist or holds nothing"
+    assert rule in " ".join(helped.stdout.split()) and rule in " ".join(readme.split())

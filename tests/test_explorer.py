@@ -121,8 +121,31 @@ def test_sample_real_data(page: object, sample: Api) -> None:
     p.wait_for_selector(".statement")  # type: ignore[attr-defined]
     text = p.inner_text("main")  # type: ignore[attr-defined]
     assert "3.NF.A.1" in text and "California" in text
+    assert "Standard (Standard)" not in text  # the type once, not twice
     assert p.locator("table tbody tr").count() >= 1  # type: ignore[attr-defined]  # crosswalk
     shot(p, "standard-sample", "sample")
+
+
+def test_sample_alignment_and_coverage_say_what_they_mean(page: object, sample: Api) -> None:
+    p = page
+    enter_key(p, sample)
+    p.goto(f"{sample.server.url}/explore/align")  # type: ignore[attr-defined]
+    p.wait_for_selector("#align-text")  # type: ignore[attr-defined]
+    intro = p.inner_text("main")  # type: ignore[attr-defined]
+    assert "about 2 in 3 right" in intro and "0.6 or more is a close match" not in intro
+    p.fill("#align-text", "Solve x^2 - 5x + 6 = 0 by factoring, then by the quadratic formula.")  # type: ignore[attr-defined]
+    p.select_option("#align-where", "California")  # type: ignore[attr-defined]
+    p.click("#align-form button[type=submit]")  # type: ignore[attr-defined]
+    p.wait_for_selector("#aligned > li .code")  # type: ignore[attr-defined]
+    listed = p.inner_text("#aligned")  # type: ignore[attr-defined]
+    assert p.locator("#aligned .chip[class*=conf-]").count() >= 1  # type: ignore[attr-defined]
+    assert "Stands in" in listed and "places" in listed  # California's repeats, once each
+    shot(p, "align-sample", "sample", full_page=False)
+    framework = sample.ok("/standards-frameworks", jurisdiction="California")["data"][0]
+    p.goto(f"{sample.server.url}/explore/coverage?curriculum=im360"  # type: ignore[attr-defined]
+           f"&framework={framework['caseIdentifierUUID']}")  # fmt: skip
+    p.wait_for_selector("#totals:has-text('No item of im360')")  # type: ignore[attr-defined]
+    assert not p.locator("#grid").is_visible()  # type: ignore[attr-defined]
 
 
 def test_assets_are_hashed_and_cached_long(demo: Api) -> None:

@@ -24,6 +24,10 @@ def _ref(name: str) -> dict[str, Any]:
     return {"$ref": f"#/components/schemas/{name}"}
 
 
+def _ref_nullable(name: str) -> dict[str, Any]:
+    return {"allOf": [_ref(name)], "nullable": True}
+
+
 def _object(required: list[str], properties: dict[str, Any], about: str = "") -> dict[str, Any]:
     schema: dict[str, Any] = {"type": "object", "required": required, "properties": properties}
     if about:
@@ -67,6 +71,11 @@ def alignment_schemas(schemas: dict[str, Any]) -> None:
         "withJaccardAtLeastHalf": _COUNT,
         "withExactCounterpart": _COUNT,
         "withoutCounterpart": _COUNT,
+        "withoutCounterpartCodes": {
+            "type": "array",
+            "items": _TEXT,
+            "description": "the codes of the standards without a counterpart, in code order",
+        },
     }
     schemas["FrameworkCrosswalkSummary"] = _object(
         ["sourceFrameworkCaseIdentifierUUID", "targetFrameworkCaseIdentifierUUID", "pairs",
@@ -99,19 +108,16 @@ def _coverage_schemas(schemas: dict[str, Any]) -> None:
         "direct": aligned,
         "viaCrosswalk": {"type": "array", "items": _object(list(via), via)},
         "status": {"type": "string", "enum": ["direct", "crosswalk", "none"]},
-        "domain": {
-            "type": "object",
-            "nullable": True,
-            "description": "The framework's top-level grouping the standard lies under",
-            "required": ["identifier", "caseIdentifierUUID", "statementCode", "description"],
-            "properties": {
-                "identifier": _TEXT,
-                "caseIdentifierUUID": _TEXT,
-                "statementCode": _NULLABLE_TEXT,
-                "description": _NULLABLE_TEXT,
-            },
-        },
+        "domain": _ref_nullable("CoverageDomain"),
     }
+    schemas["CoverageDomain"] = _object(
+        ["identifier", "caseIdentifierUUID", "code", "description"],
+        {"identifier": _TEXT, "caseIdentifierUUID": _NULLABLE_TEXT,
+         "code": {**_NULLABLE_TEXT, "description": "the code its standards share (3.NF)"},
+         "description": _NULLABLE_TEXT},
+        "The domain a standard lies in, as teachers know it: the framework's Domain level"
+        " where it has one, else the level above its clusters (edukg extension).",
+    )  # fmt: skip
     schemas["CoverageRow"] = _object(
         list(row), row, "A standard and what of a curriculum covers it (edukg extension)."
     )
@@ -122,12 +128,28 @@ def _coverage_schemas(schemas: dict[str, Any]) -> None:
         "notCovered": _COUNT,
     }
     by_grade = {"gradeLevel": _NULLABLE_TEXT, **counts}
-    by_domain = {"domain": {"allOf": [_ref("FrameworkItemBrief")], "nullable": True}, **counts}
+    by_domain = {"domain": _ref_nullable("CoverageDomain"), **counts}
     summary = {
         "curriculumId": _TEXT,
         "framework": {"type": "object", "additionalProperties": True},
+        "alignedItems": {
+            **_NULLABLE_COUNT,
+            "description": "how many of the curriculum's"
+            " lessons, activities and assessments carry an alignment to a standard"
+            " in this release (0: it covers nothing anywhere)",
+        },
         "total": _object(list(counts), counts),
         "byGrade": {"type": "array", "items": _object(list(by_grade), by_grade)},
         "byDomain": {"type": "array", "items": _object(list(by_domain), by_domain)},
     }
-    schemas["CoverageSummary"] = _object(list(summary), summary)
+    schemas["CoverageSummary"] = _object(
+        list(summary),
+        {
+            **summary,
+            "note": {
+                "type": "string",
+                "description": "why the coverage is empty,"
+                " when the curriculum carries no alignment in this release",
+            },
+        },
+    )

@@ -15,6 +15,9 @@ Scope = dict[str, Any]
 Head = dict[bytes, bytes]  # exchange.read_head
 
 
+_LIMIT_HEADERS = frozenset((b"ratelimit-limit", b"ratelimit-remaining", b"ratelimit-reset"))
+
+
 class Access:
     """The key and rate-limit checks of one app: what every request passes first."""
 
@@ -62,6 +65,8 @@ class Access:
         if rate <= 0:
             return  # an unlimited key (e.g. for benchmarks)
         decision: Decision = self.limiter.hit(principal.name, rate, burst, min(cost, burst))
+        # A request charged twice (a body's price once read) says where its bucket is now.
+        extra[:] = [h for h in extra if h[0] not in _LIMIT_HEADERS]
         extra.extend(
             (
                 (b"ratelimit-limit", str(decision.limit).encode()),

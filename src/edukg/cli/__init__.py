@@ -1,9 +1,6 @@
 """The `edukg` command: a thin layer over the loader, the stores and the server.
 
-Exit codes, for scripts: 0 done; 1 failed, nothing changed (a load, a key operation);
-2 a usage error (bad arguments, a database that does not exist), nothing changed;
-3 the server could not start (e.g. its port is taken); 4 a load with `--wait-index`
-switched the served data but its semantic index was not finished (run `edukg index`).
+Exit codes, for scripts: cli.output.EXIT_RULE (the one statement of them).
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ from rich.table import Table
 
 from edukg.cli.output import EXIT_FAILED, EXIT_OK, EXIT_USAGE, console, say
 from edukg.model.errors import ApiError, ValidationError
-from edukg.model.vocabulary import grade_mask
+from edukg.model.vocabulary import code_order, grade_mask
 from edukg.services import comparison, coverage
 from edukg.services.comparison import PairFilter
 from edukg.services.graph import loaded
@@ -27,10 +27,9 @@ def cmd_crosswalk(args: argparse.Namespace) -> int:
         source = comparison.resolve_framework(store, args.source)
         target = comparison.resolve_framework(store, args.target)
         compared = comparison.compare(store, source, target, _filter(args))
-        rows = [orjson.loads(row) for row in compared.rows]
+        rows = _by_code([orjson.loads(row) for row in compared.rows], "source", "target")
         if _machine_output(args, rows, _crosswalk_columns, _CROSSWALK_TEMPLATE):
             return EXIT_OK
-        _summary_table(f"{args.source} -> {args.target}", compared.summary)
         table = Table(title=f"{len(rows):,} crosswalks")
         for column in ("source", "target", "jaccard", "shared", "method"):
             table.add_column(column)
@@ -40,6 +39,8 @@ def cmd_crosswalk(args: argparse.Namespace) -> int:
                 str(row["sharedLCCount"]), row["method"],
             )  # fmt: skip
         console.print(table)
+        # The summary last: hundreds of rows would scroll it off a terminal.
+        _summary_table(f"{args.source} -> {args.target}", compared.summary)
         return EXIT_OK
 
     return _with_store(args, run)
@@ -49,26 +50,50 @@ def cmd_coverage(args: argparse.Namespace) -> int:
     def run(store: Store) -> int:
         framework = comparison.resolve_framework(store, args.framework)
         result = coverage.coverage(store, args.curriculum, framework, _filter(args))
-        rows = [orjson.loads(row) for _, row in result.rows]
+        rows = _by_code([orjson.loads(row) for _, row in result.rows], "standard")
         if _machine_output(args, rows, _coverage_columns, _COVERAGE_TEMPLATE):
+            if result.summary.get("note"):
+                say(result.summary["note"])  # on stderr: the rows stay machine-readable
             return EXIT_OK
         summary = result.summary
-        table = Table(title=f"{args.curriculum} in {args.framework}")
-        for column in ("grade", "standards", "direct", "via crosswalk", "not covered"):
-            table.add_column(column, justify="left" if column == "grade" else "right")
-        for g in summary["byGrade"]:
-            table.add_row(str(g["gradeLevel"]), *(str(g[k]) for k in _COUNTS))
-        table.add_row("all", *(str(summary["total"][k]) for k in _COUNTS))
-        console.print(table)
         listing = Table(title="Standards")
-        for column in ("standard", "status", "covered by"):
+        for column in ("standard", "domain", "status", "covered by"):
             listing.add_column(column)
-        for row in sorted(rows, key=lambda r: str(r["standard"]["statementCode"])):
-            listing.add_row(_code(row["standard"]), row["status"], _covered_by(row))
+        for row in rows:
+            domain = row["domain"] or {}
+            listing.add_row(_code(row["standard"]), str(domain.get("code") or ""),
+                            row["status"], _covered_by(row))  # fmt: skip
         console.print(listing)
+        # The summaries last: hundreds of rows would scroll them off a terminal.
+        for title, key, label in (("by domain", "byDomain", "domain"),
+                                  ("by grade", "byGrade", "grade")):  # fmt: skip
+            table = Table(title=f"{args.curriculum} in {args.framework}, {title}")
+            for column in (label, "standards", "direct", "via crosswalk", "not covered"):
+                table.add_column(column, justify="left" if column == label else "right")
+            for part in summary[key]:
+                table.add_row(_part_name(part), *(str(part[k]) for k in _COUNTS))
+            table.add_row("all", *(str(summary["total"][k]) for k in _COUNTS))
+            console.print(table)
+        if summary.get("note"):
+            say(summary["note"])
         return EXIT_OK
 
     return _with_store(args, run)
+
+
+def _part_name(part: dict[str, Any]) -> str:
+    """A summary row's name: its grade, or its domain's code (else its description)."""
+    if "gradeLevel" in part:
+        return str(part["gradeLevel"])
+    domain = part["domain"] or {}
+    return str(domain.get("code") or domain.get("description") or "(none)")
+
+
+def _by_code(rows: list[dict[str, Any]], *sides: str) -> list[dict[str, Any]]:
+    """Rows in the order people read codes (2.OA.A.2 before 2.OA.A.10)."""
+    return sorted(
+        rows, key=lambda r: tuple(code_order(r[side].get("statementCode")) for side in sides)
+    )
 
 
 _COUNTS = ("standards", "direct", "viaCrosswalk", "notCovered")
@@ -184,7 +209,7 @@ def _covered_by(row: dict[str, Any]) -> str:
 
 
 def _summary_table(title: str, grades: list[dict[str, Any]]) -> None:
-    table = Table(title=title)
+    table = Table(title=title, caption="none: standards with no counterpart (codes below)")
     names = ("standards", "withCounterpart", "withJaccardAtLeastHalf", "withExactCounterpart",
              "withoutCounterpart")  # fmt: skip
     table.add_column("grade")
@@ -193,3 +218,13 @@ def _summary_table(title: str, grades: list[dict[str, Any]]) -> None:
     for g in grades:
         table.add_row(str(g["gradeLevel"]), *(str(g[k]) for k in names))
     console.print(table)
+    for g in grades:  # what "none" counts: a grade's K-12 practices often make up most of it
+        alone = g.get("withoutCounterpartCodes") or []
+        if alone:
+            shown = ", ".join(alone[:_NAMED]) + (
+                f" and {len(alone) - _NAMED} more" if len(alone) > _NAMED else ""
+            )
+            console.print(f"grade {g['gradeLevel']}, no counterpart: {shown}")
+
+
+_NAMED = 24  # codes named per grade under the crosswalk summary

@@ -12,7 +12,6 @@ from rich.table import Table
 from edukg.cli.output import (
     EXIT_FAILED,
     EXIT_OK,
-    EXIT_USAGE,
     console,
     say,
 )
@@ -33,20 +32,20 @@ def cmd_keys(args: argparse.Namespace) -> int:
     missing = missing_database(args.db) if is_postgres(args.db) else None
     if missing is not None:
         say(f"{missing}; nothing was changed")
-        return EXIT_USAGE
+        return EXIT_FAILED
     unused = not keys_path_for(args.db).is_file() and not Path(args.db).is_file()
     if creating and not is_postgres(args.db) and unused:
         say(
             f"there is no database at {args.db} and no key file beside it: check --db or"
             " $EDUKG_DB (load data first: edukg load EXPORT --db ...); no key was created"
         )
-        return EXIT_USAGE
+        return EXIT_FAILED
     if not creating and not is_postgres(args.db) and not keys_path_for(args.db).is_file():
         say(
             f"no key file for {args.db} ({keys_path_for(args.db)} does not exist): "
             "check --db or $EDUKG_DB; nothing was created"
         )
-        return EXIT_USAGE
+        return EXIT_FAILED
     keys = open_key_store(args.db, create=creating)
     try:
         return _keys_command(keys, args)

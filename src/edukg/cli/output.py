@@ -21,6 +21,14 @@ from edukg.ingest.builder import LoadSummary
 from edukg.ingest.case_import import PackageOutcome
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_NO_SERVER, EXIT_INDEX_UNFINISHED = 0, 1, 2, 3, 4
+# The one statement of the exit codes: `--help`, docs/cli.md and README.md all print it.
+EXIT_RULE = (
+    "Exit codes: 0 done; 1 failed, nothing changed (a load, a key operation, a command on a"
+    " database that does not exist or holds nothing); 2 a usage error (bad arguments),"
+    " nothing changed; 3 the server could not start (its port is taken); 4 a load with"
+    " --wait-index switched the served data but its semantic index was not finished (run"
+    " `edukg index`)."
+)
 
 
 err = Console(stderr=True)

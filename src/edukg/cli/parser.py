@@ -11,6 +11,7 @@ from edukg.cli.alignment import cmd_coverage, cmd_crosswalk
 from edukg.cli.data import cmd_demo, cmd_export, cmd_generate, cmd_index, cmd_load, cmd_mcp
 from edukg.cli.diff import cmd_diff
 from edukg.cli.keys import cmd_keys
+from edukg.cli.output import EXIT_RULE
 from edukg.cli.releases import cmd_releases
 from edukg.cli.serving import cmd_quickstart, cmd_serve
 from edukg.store.base import DATA_VERSION
@@ -21,10 +22,7 @@ def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="edukg",
         description="Serve the Learning Commons Knowledge Graph export over HTTP.",
-        epilog="Exit codes: 0 done; 1 failed, nothing changed; 2 a usage error (bad arguments,"
-        " a database that does not exist), nothing changed; 3 the server could not start;"
-        " 4 a load with --wait-index switched the served data but its semantic index was not"
-        " finished (run `edukg index`). `edukg COMMAND --help` says more about each command.",
+        epilog=f"{EXIT_RULE} `edukg COMMAND --help` says more about each command.",
     )
     p.add_argument("--version", action="version", version=f"edukg {__version__}")
     # Also before the command (`edukg --db x.db keys list`); after it, it wins.

@@ -20,6 +20,7 @@ from edukg.adapters.config import DEFAULT_BASE_PATH
 from edukg.adapters.openapi import SERVICE_PATHS, build_openapi
 from edukg.adapters.params import Param
 from edukg.adapters.rest import OPERATIONS, Operation
+from edukg.cli.output import EXIT_RULE
 
 BEGIN = "<!-- generated from the code by `make docs`: edit the declarations, not this -->"
 END = "<!-- end of generated reference -->"
@@ -78,7 +79,7 @@ def commands_table(parser: argparse.ArgumentParser) -> str:
     """README's table of commands, one row per command and subcommand."""
     rows = ["| command | what it does |", "|---|---|"]
     rows += [f"| `{name}` | {text} |" for name, text, _ in _commands(parser)]
-    return "\n".join(rows) + "\n"
+    return "\n".join(rows) + f"\n\n{EXIT_RULE}\n"
 
 
 def cli_reference(parser: argparse.ArgumentParser) -> str:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import signal
 import os
+import signal
 import socket
 import threading
 import time

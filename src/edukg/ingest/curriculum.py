@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,6 +25,7 @@ from edukg.model.vocabulary import (
     ASSESSMENT,
     COURSE,
     CURRICULA,
+    CURRICULUM_HOLDINGS,
     GROUPING,
     LESSON,
     curriculum_of,
@@ -127,13 +128,29 @@ def derive(
     g.levels = _grouping_levels(nodes, g.parents)
     out = Derived()
     _records(g, out)
-    curricula = {c for _, props in nodes.values() if (c := curriculum_of(props))}
-    out.rows.extend((CURRICULA, "", c, None, None, b"{}") for c in sorted(curricula))
     for identifier, (kind, props) in nodes.items():
         out.rows.extend(_LISTS[kind](g, identifier, props) if kind in _LISTS else ())
     out.rows.extend(_dependencies(nodes, has_dependency))
-    out.rows.extend(_alignments(nodes, g.docs, alignments))
+    aligned, rows = _alignments(nodes, g.docs, alignments)
+    out.rows.extend(rows)
+    out.rows.extend(_curricula(nodes, aligned))
     return out
+
+
+def _curricula(nodes: dict[str, tuple[str, dict[str, Any]]], aligned: set[str]) -> Iterator[OutRow]:
+    """A row per curriculum in the data: how many of each kind it holds, and how many of
+    them carry an alignment to a standard in this release (`alignedItems`), so that an
+    empty list or a coverage of nothing can say why."""
+    counts: dict[str, dict[str, int]] = defaultdict(lambda: dict.fromkeys(
+        [*CURRICULUM_HOLDINGS.values(), "alignedItems"], 0))  # fmt: skip
+    for identifier, (kind, props) in nodes.items():
+        curriculum = curriculum_of(props)
+        if curriculum is None or kind not in CURRICULUM_HOLDINGS:
+            continue
+        counts[curriculum][CURRICULUM_HOLDINGS[kind]] += 1
+        counts[curriculum]["alignedItems"] += identifier in aligned
+    for curriculum in sorted(counts):
+        yield (CURRICULA, "", curriculum, None, None, orjson.dumps(counts[curriculum]))
 
 
 @dataclass
@@ -341,8 +358,9 @@ def _alignments(
     nodes: dict[str, tuple[str, dict[str, Any]]],
     docs: dict[str, bytes],
     alignments: Iterable[tuple[str, str, list[str], bytes]],
-) -> list[OutRow]:
-    """Both directions of each content-to-standard alignment, types merged per pair."""
+) -> tuple[set[str], list[OutRow]]:
+    """The content aligned to any standard, and both directions of each
+    content-to-standard alignment, types merged per pair."""
     types: dict[tuple[str, str], set[str]] = defaultdict(set)
     standard_docs: dict[str, bytes] = {}
     for content, standard, kinds, standard_doc in alignments:
@@ -364,4 +382,4 @@ def _alignments(
         )
         relation = ALIGNED_TO[nodes[content][0]]
         rows.append((relation, standard, content, None, None, with_fields(docs[content], extra)))
-    return rows
+    return {content for content, _ in types}, rows

@@ -38,6 +38,10 @@ CURRICULUM_KINDS = frozenset({COURSE, GROUPING, LESSON, ACTIVITY, ASSESSMENT})
 NESTED_KINDS = frozenset({STANDARD, SKILL})
 
 CURRICULA = "curricula"  # rows relation: node '', key: each curriculum id in the data
+# What a CURRICULA row says a curriculum holds (and its records carrying an alignment to a
+# standard in the release, `alignedItems`), by kind.
+CURRICULUM_HOLDINGS = {COURSE: "courses", GROUPING: "lessonGroupings", LESSON: "lessons",
+                       ACTIVITY: "activities", ASSESSMENT: "assessments"}  # fmt: skip
 
 
 def curriculum_of(props: dict[str, Any]) -> str | None:
@@ -76,3 +80,12 @@ UUID_PATTERN = re.compile(
     r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"
 )
 UUID_EXAMPLE = "6bd8552e-6f8f-4538-bf33-d016ac080178"
+
+
+_DIGITS = re.compile(r"(\d+)")
+
+
+def code_order(code: str | None) -> tuple[Any, ...]:
+    """How statement codes sort as people read them: 2.OA.A.2 before 2.OA.A.10."""
+    parts = _DIGITS.split(code or "")
+    return tuple((0, int(p)) if p.isdigit() else (1, p) for p in parts)

@@ -14,6 +14,7 @@ import orjson
 
 from edukg.model.errors import ValidationError
 from edukg.model.vocabulary import LESSON, STANDARD, UUID_EXAMPLE, UUID_PATTERN
+from edukg.model.vocabulary import code_order as natural
 from edukg.services import graph
 from edukg.store.base import BUILDS_TOWARDS, CHILDREN, COMPONENTS, PREREQUISITES, Matching, Store
 
@@ -30,12 +31,6 @@ _ORDINAL = re.compile(
 def _decode(doc: bytes) -> dict[str, Any]:
     decoded: dict[str, Any] = orjson.loads(doc)
     return decoded
-
-
-def natural(code: str | None) -> tuple[Any, ...]:
-    """Sort 2.OA.A.2 before 2.OA.A.10."""
-    parts = re.split(r"(\d+)", code or "")
-    return tuple((0, int(p)) if p.isdigit() else (1, p) for p in parts)
 
 
 def _uuid(value: str) -> str:

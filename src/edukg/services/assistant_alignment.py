@@ -8,9 +8,10 @@ from typing import Any
 
 import orjson
 
+from edukg.model.vocabulary import code_order as natural
 from edukg.model.vocabulary import grade_mask
 from edukg.services import comparison, coverage
-from edukg.services.assistant import MAX_LINKED, MAX_STANDARDS, natural
+from edukg.services.assistant import MAX_LINKED, MAX_STANDARDS
 from edukg.services.comparison import PairFilter, resolve_framework
 from edukg.services.crosswalks import Item, counterparts, item_of
 from edukg.services.graph import standard
@@ -83,17 +84,20 @@ def curriculum_coverage(
     answer: dict[str, Any] = {
         "curriculumId": curriculum_id,
         "framework": summary["framework"].get("name"),
+        "alignedItems": summary["alignedItems"],
         "total": summary["total"],
         "byGrade": summary["byGrade"],
         "byDomain": [
-            {"domain": (d["domain"] or {}).get("statementCode") or (d["domain"] or {}).get(
+            {"domain": (d["domain"] or {}).get("code") or (d["domain"] or {}).get(
                 "description"), **{k: v for k, v in d.items() if k != "domain"}}
             for d in summary["byDomain"]
         ],
         "notCovered": missing[:MAX_STANDARDS],
         "coveredThroughCrosswalks": bridged[:MAX_STANDARDS],
     }  # fmt: skip
-    if len(missing) > MAX_STANDARDS or len(bridged) > MAX_STANDARDS:
+    if summary.get("note"):
+        answer["note"] = summary["note"]
+    elif len(missing) > MAX_STANDARDS or len(bridged) > MAX_STANDARDS:
         answer["note"] = (
             f"Lists show the first {MAX_STANDARDS} codes; GET curriculums/{curriculum_id}/"
             "coverage has every standard."

@@ -11,7 +11,7 @@ import orjson
 
 from edukg.model.errors import ValidationError
 from edukg.model.records import BYTES_OVERHEAD, exact, with_fields
-from edukg.model.vocabulary import FRAMEWORK, UUID_PATTERN, grade_order
+from edukg.model.vocabulary import FRAMEWORK, UUID_PATTERN, code_order, grade_mask, grade_order
 from edukg.services.crosswalks import (
     Item,
     Pair,
@@ -94,7 +94,7 @@ def compare(store: Store, source_uuid: str, target_uuid: str, where: PairFilter)
             len(r) + len(s) + len(t) + 3 * BYTES_OVERHEAD
             for r, (s, t) in zip(rows, keys, strict=True)
         )
-        return weight, Comparison(keys, rows, grade_summary(sources, pairs))
+        return weight, Comparison(keys, rows, grade_summary(sources, pairs, where.grades_mask))
 
     key = ("pairs", source_uuid.lower(), target_uuid.lower(), where)
     return remembered(store, key, compute)
@@ -143,23 +143,32 @@ def pairs_page(comparison: Comparison, after: str | None, limit: int) -> Page:
     )
 
 
-def grade_summary(sources: dict[str, Item], pairs: Iterable[Pair]) -> list[dict[str, object]]:
-    """Per grade of the source items: how many, how many with a counterpart, with one at
-    Jaccard >= 0.5, with one at 1.0, and with none (an item of several grades counts in
-    each; items without a grade under null)."""
+def grade_summary(
+    sources: dict[str, Item], pairs: Iterable[Pair], grades_mask: int = 0
+) -> list[dict[str, object]]:
+    """Per grade of the source items (only the grades of `grades_mask` when given: an item
+    of grades K-12, as the practices are, counts in the grades asked for alone): how many,
+    how many with a counterpart, with one at Jaccard >= 0.5, with one at 1.0, and with
+    none, with the codes of those (an item of several grades counts in each; items without
+    a grade under null)."""
     best: dict[str, float] = {}
     for pair in pairs:
         score = pair.jaccard or 0.0
         best[pair.source.identifier] = max(best.get(pair.source.identifier, 0.0), score)
     counts: dict[str | None, list[int]] = {}
+    alone: dict[str | None, list[str]] = {}
     for identifier, item in sources.items():
         for grade in item.grades or (None,):
+            if grades_mask and not grade_mask([grade]) & grades_mask:
+                continue
             c = counts.setdefault(grade, [0, 0, 0, 0])
             c[0] += 1
             if identifier in best:
                 c[1] += 1
                 c[2] += best[identifier] >= 0.5
                 c[3] += best[identifier] >= 1.0
+            else:
+                alone.setdefault(grade, []).append(item.code or item.case_uuid)
     return [
         {
             "gradeLevel": grade,
@@ -168,6 +177,7 @@ def grade_summary(sources: dict[str, Item], pairs: Iterable[Pair]) -> list[dict[
             "withJaccardAtLeastHalf": c[2],
             "withExactCounterpart": c[3],
             "withoutCounterpart": c[0] - c[1],
+            "withoutCounterpartCodes": sorted(alone.get(grade, []), key=code_order),
         }
         for grade, c in sorted(counts.items(), key=lambda kv: grade_order(kv[0]))
     ]

@@ -19,7 +19,8 @@ from typing import Any
 import orjson
 
 from edukg.model.records import BYTES_OVERHEAD, exact
-from edukg.model.vocabulary import curriculum_of, grade_order
+from edukg.model.vocabulary import code_order, curriculum_of, grade_order
+from edukg.services import hierarchy
 from edukg.services.comparison import PairFilter
 from edukg.services.crosswalks import (
     Item,
@@ -29,9 +30,9 @@ from edukg.services.crosswalks import (
     item_of,
 )
 from edukg.services.frameworks import framework
-from edukg.services.graph import Page, known_curriculum
+from edukg.services.graph import Page, holdings_text, known_curriculum
 from edukg.services.memo import remembered
-from edukg.store.base import ALIGNED_CONTENT, ALIGNED_TO, CHILDREN, Members, Store
+from edukg.store.base import ALIGNED_CONTENT, ALIGNED_TO, Members, Store
 
 DIRECT, CROSSWALK, NONE = "direct", "crosswalk", "none"
 _TYPES = {"lesson": "Lesson", "activity": "Activity", "assessment": "Assessment"}
@@ -44,7 +45,7 @@ class Covered:
     standard: Item
     direct: list[dict[str, Any]]
     via: list[tuple[Pair, list[dict[str, Any]]]]
-    domain: Item | None  # the top-level grouping it lies under
+    domain: Domain | None  # the domain it lies in (services.hierarchy)
 
     @property
     def status(self) -> str:
@@ -70,13 +71,24 @@ class Covered:
         }
 
 
-def _domain_brief(domain: Item | None) -> dict[str, Any] | None:
+@dataclass(frozen=True)
+class Domain:
+    """A domain as teachers know it: the framework's Domain-level grouping (or the level
+    above its clusters), named by the code its standards share (3.NF)."""
+
+    identifier: str
+    case_uuid: str | None
+    code: str | None
+    description: str | None
+
+
+def _domain_brief(domain: Domain | None) -> dict[str, Any] | None:
     if domain is None:
         return None
     return {
         "identifier": domain.identifier,
         "caseIdentifierUUID": domain.case_uuid,
-        "statementCode": domain.code,
+        "code": domain.code,
         "description": domain.description,
     }
 
@@ -88,7 +100,8 @@ class Coverage:
     curriculum: str
     framework: Item
     standards: list[Covered] = field(default_factory=list)
-    domains: dict[str, Item] = field(default_factory=dict)
+    domains: dict[str, Domain] = field(default_factory=dict)
+    holdings: dict[str, int] = field(default_factory=dict)  # graph.known_curriculum
 
 
 @dataclass(frozen=True)
@@ -105,10 +118,11 @@ def coverage(
 ) -> CoverageResult:
     """Every standard of the framework (with `where`'s grade and statement type) and what
     of the curriculum covers it; counterparts at least `where.min_jaccard`."""
-    known_curriculum(store, curriculum_id)
+    holdings = known_curriculum(store, curriculum_id)
 
     def compute() -> tuple[int, CoverageResult]:
         found = _coverage(store, curriculum_id, framework_uuid, where)
+        found.holdings = holdings
         rows = [(c.standard.identifier, exact(orjson.dumps(c.row()))) for c in found.standards]
         weight = sum(len(r) + len(i) + 2 * BYTES_OVERHEAD for i, r in rows)
         return weight, CoverageResult(rows, summary(found))
@@ -123,7 +137,7 @@ def _coverage(store: Store, curriculum_id: str, framework_uuid: str, where: Pair
     aligned = _Aligned(store, curriculum_id)
     direct = aligned.of(items)
     pairs = counterparts(store, items, None, where.min_jaccard, aligned.having)
-    domain_of, domains = _domains(store, found.identifier)
+    domain_of, domains = _domains(store, items)
     result = Coverage(curriculum_id, item_of(found.identifier, found.doc), domains=domains)
     for identifier in sorted(items, key=str.encode):
         via = [
@@ -178,23 +192,17 @@ def _content_order(content: dict[str, Any]) -> tuple[str, str, str]:
     return (str(content["courseCode"]), str(content["type"]), str(content["identifier"]))
 
 
-def _domains(store: Store, framework_id: str) -> tuple[dict[str, str], dict[str, Item]]:
-    """Each item's top-level grouping (the framework's direct child it lies under, the
-    first one found when several), and those groupings' records."""
-    top = [child for _, child in store.links_many(CHILDREN, [framework_id])]
-    domain_of = {child: child for child in top}
-    frontier = top
-    for _ in range(64):  # deeper than any framework; stops a cycle in bad data
-        if not frontier:
-            break
-        below = []
-        for parent, child in store.links_many(CHILDREN, frontier):
-            if child not in domain_of:
-                domain_of[child] = domain_of[parent]
-                below.append(child)
-        frontier = below
-    found = store.by_identifiers(top)
-    return domain_of, {i: item_of(i, f.doc) for i, f in found.items()}
+def _domains(store: Store, items: dict[str, Item]) -> tuple[dict[str, str], dict[str, Domain]]:
+    """Each standard's domain (services.hierarchy), and the domains, named by the code
+    their standards share."""
+    ancestry = hierarchy.ancestry(store, items)
+    domain_of = {i: d for i in items if (d := ancestry.domain(i)) is not None}
+    codes = hierarchy.domain_codes(ancestry, {i: items[i].code for i in domain_of})
+    domains = {
+        d: Domain(d, ancestry.nodes[d].case_uuid, codes.get(d), ancestry.nodes[d].description)
+        for d in set(domain_of.values())
+    }
+    return domain_of, domains
 
 
 def coverage_page(result: CoverageResult, after: str | None, limit: int) -> Page:
@@ -217,22 +225,28 @@ def summary(result: Coverage) -> dict[str, Any]:
         domain = covered.domain.identifier if covered.domain else None
         by_domain.setdefault(domain, _counts())[covered.status] += 1
         total[covered.status] += 1
-    return {
+    aligned = result.holdings.get("alignedItems")
+    out: dict[str, Any] = {
         "curriculumId": result.curriculum,
         "framework": asdict(result.framework.brief()) | {"name": _name(result.framework)},
+        "alignedItems": aligned,
         "total": _named(total),
         "byGrade": [
             {"gradeLevel": grade, **_named(c)}
             for grade, c in sorted(by_grade.items(), key=lambda kv: grade_order(kv[0]))
         ],
         "byDomain": [
-            {
-                "domain": asdict(result.domains[d].brief()) if d in result.domains else None,
-                **_named(c),
-            }
+            {"domain": _domain_brief(result.domains.get(d or "")), **_named(c)}
             for d, c in sorted(by_domain.items(), key=lambda kv: _domain_order(result, kv[0]))
         ],
     }
+    if aligned == 0:
+        out["note"] = (
+            f"No item of {result.curriculum} carries an alignment to a standard in this"
+            " release, so it covers nothing here: the release holds its"
+            f" {holdings_text(result.holdings)}."
+        )
+    return out
 
 
 def _counts() -> dict[str, int]:
@@ -252,7 +266,8 @@ def _name(item: Item) -> Any:
     return orjson.loads(item.doc).get("name")
 
 
-def _domain_order(result: Coverage, domain: str | None) -> tuple[int, str]:
+def _domain_order(result: Coverage, domain: str | None) -> tuple[int, tuple[Any, ...]]:
     if domain is None or domain not in result.domains:
-        return (1, "")
-    return (0, result.domains[domain].code or result.domains[domain].description or domain)
+        return (1, ())
+    found = result.domains[domain]
+    return (0, code_order(found.code or found.description or domain))

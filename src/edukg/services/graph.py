@@ -15,6 +15,7 @@ from edukg.model.vocabulary import (
     COMPONENT,
     COURSE,
     CURRICULA,
+    CURRICULUM_HOLDINGS,
     FRAMEWORK,
     LESSON,
     SKILL,
@@ -51,10 +52,12 @@ from edukg.store.base import (
 
 @dataclass(frozen=True)
 class Page:
-    """Up to limit+1 rows: the extra one only says whether more follow."""
+    """Up to limit+1 rows: the extra one only says whether more follow; `note` (an edukg
+    extension of the envelope) says why a list is empty when that is not plain."""
 
     rows: list[Row]
     limit: int
+    note: str | None = None
 
 
 def loaded(store: Store) -> DataInfo:
@@ -186,22 +189,46 @@ def _no(what: str, identifier: str) -> NotFoundError:
     return NotFoundError(f"{what} with identifier {identifier!r} not found.")
 
 
-def known_curriculum(store: Store, curriculum_id: str) -> None:
-    """A 400 naming the loaded curricula unless `curriculum_id` is one of them."""
-    if store.lookup(CURRICULA, "", curriculum_id) is None:
-        loaded_ids = [key for key, _ in store.page(Listed(CURRICULA, ""), None, 50)]
-        named = ", ".join(repr(c) for c in loaded_ids) if loaded_ids else "none"
+def known_curriculum(store: Store, curriculum_id: str) -> dict[str, int]:
+    """What the curriculum `curriculum_id` holds (curriculum_holdings); a 400 naming the
+    loaded curricula, with what each holds, unless it is one of them."""
+    row = store.lookup(CURRICULA, "", curriculum_id)
+    if row is None:
+        loaded = store.page(Listed(CURRICULA, ""), None, 50)
+        loaded_ids = [key for key, _ in loaded]
+        named = ", ".join(f"{c!r} ({holdings_text(_holdings(doc))})" for c, doc in loaded)
         raise ValidationError(
             f"Unknown curriculumId {curriculum_id!r}: no curriculum of that name is loaded"
-            f" (loaded: {named}).",
-            {"parameter": "curriculumId", "loaded": loaded_ids},
-        )
+            f" (loaded: {named or 'none'}).",
+            {"parameter": "curriculumId", "loaded": loaded_ids,
+             "holdings": {c: _holdings(doc) for c, doc in loaded}},
+        )  # fmt: skip
+    return _holdings(row)
+
+
+def _holdings(doc: bytes) -> dict[str, int]:
+    """A CURRICULA row's counts (empty for a release loaded before rows had them)."""
+    found = orjson.loads(doc) if doc else {}
+    return {k: int(v) for k, v in found.items()} if isinstance(found, dict) else {}
+
+
+def holdings_text(holdings: dict[str, int]) -> str:
+    """'0 courses, 761 lessonGroupings, 2,540 lessons; 0 aligned to standards'."""
+    if not holdings:
+        return "holdings not recorded in this release"
+    kinds = ", ".join(f"{holdings.get(name, 0):,} {name}" for name in CURRICULUM_HOLDINGS.values())
+    return f"{kinds}; {holdings.get('alignedItems', 0):,} aligned to standards"
 
 
 def courses(store: Store, curriculum_id: str, after: str | None, limit: int) -> Page:
-    """Courses of a curriculum (the prefix of their courseCode)."""
-    known_curriculum(store, curriculum_id)
-    return _page(store, Listed(COURSES, curriculum_id), after, limit)
+    """Courses of a curriculum (the prefix of their courseCode); a first page that is
+    empty says what the curriculum holds instead."""
+    holdings = known_curriculum(store, curriculum_id)
+    page = _page(store, Listed(COURSES, curriculum_id), after, limit)
+    if not page.rows and after is None:
+        page = Page(page.rows, page.limit, f"{curriculum_id} has no courses in this release"
+                    f" ({holdings_text(holdings)}).")  # fmt: skip
+    return page
 
 
 def course(store: Store, course_id: str) -> Found:

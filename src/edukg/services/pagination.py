@@ -108,8 +108,10 @@ def page_body(
     secret: bytes,
     key: bytes = b"data",
     release: str = "",
+    note: str | None = None,
 ) -> bytes:
-    """`{"data":[...],"pagination":{...}}` from up to limit+1 rows of pre-encoded records."""
+    """`{"data":[...],"pagination":{...}}` from up to limit+1 rows of pre-encoded records
+    (and `"note"`, an edukg extension, where the page says why it is empty)."""
     has_more = len(rows) > limit
     rows = rows[:limit]
     next_cursor = (
@@ -119,4 +121,5 @@ def page_body(
     )
     pagination = orjson.dumps({"limit": limit, "nextCursor": next_cursor, "hasMore": has_more})
     items = b",".join(doc for _, doc in rows)
-    return b'{"' + key + b'":[' + items + b'],"pagination":' + pagination + b"}"
+    tail = b',"note":' + orjson.dumps(note) if note else b""
+    return b'{"' + key + b'":[' + items + b'],"pagination":' + pagination + tail + b"}"

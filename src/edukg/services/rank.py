@@ -56,26 +56,30 @@ def query_vector(text: str) -> Any:
     return encoder.encode([text])[0]
 
 
-_pool: Any = None
-
-
 def query_vector_soon(text: str) -> Future[Any]:
     """`query_vector(text)` on a helper thread, so a caller can rank by words meanwhile.
 
     The model, the tokenizer and SQLite all release the GIL in their heavy parts, so the
     embedding and the full-text query overlap on two cores.
     """
-    future: Future[Any] = _executor().submit(query_vector, text)
+    future: Future[Any] = _executor("query").submit(query_vector, text)
     return future
 
 
-def _executor() -> ThreadPoolExecutor:
-    global _pool  # noqa: PLW0603 - one small pool per process, made on first use
-    if _pool is None:
+_pools: dict[str, ThreadPoolExecutor] = {}
+
+
+def _executor(purpose: str) -> ThreadPoolExecutor:
+    """A small pool per purpose, made on first use: a search's one query never waits
+    behind the halves of a long text being embedded for an alignment."""
+    pool = _pools.get(purpose)
+    if pool is None:
         with _lock:
-            if _pool is None:
-                _pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="edukg-embed")
-    pool: ThreadPoolExecutor = _pool
+            pool = _pools.get(purpose)
+            if pool is None:
+                pool = _pools[purpose] = ThreadPoolExecutor(
+                    max_workers=2, thread_name_prefix=f"edukg-embed-{purpose}"
+                )
     return pool
 
 
@@ -93,7 +97,7 @@ def vectors(texts: list[str]) -> Any:
     if len(texts) < _SPLIT_AT:
         return encoder.encode(texts)
     half = (len(texts) + 1) // 2
-    pool = _executor()
+    pool = _executor("texts")
     parts = [pool.submit(encoder.encode, texts[:half]), pool.submit(encoder.encode, texts[half:])]
     return np.concatenate([part.result() for part in parts])
 

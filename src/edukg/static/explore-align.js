@@ -79,6 +79,14 @@
     const f = (sel) => h.main.querySelector(sel);
     for (const sel of ["#curriculum", "#framework"]) f(sel).onchange = () => h.navigate("/coverage", { curriculum: f("#curriculum").value, framework: f("#framework").value });
     if (!curriculum) { h.say("No curriculum is loaded."); return; }
+    const summary = await h.api(`/curriculums/${encodeURIComponent(curriculum)}/coverage/summary`, { standardsFrameworkCaseIdentifierUUID: framework });
+    if (summary.note) {  // no item of it is aligned in this release: a grid of zeros says nothing
+      f("#totals").textContent = summary.note;
+      f("#grid").closest(".grid-wrap").hidden = true;
+      h.main.querySelector(".legend").hidden = true;
+      h.say(summary.note);
+      return;
+    }
     const rows = await h.all(`/curriculums/${encodeURIComponent(curriculum)}/coverage`, { standardsFrameworkCaseIdentifierUUID: framework });
     const domains = new Map(), grades = new Set();
     for (const r of rows) {
@@ -87,9 +95,9 @@
       for (const g of r.standard.gradeLevel.length ? r.standard.gradeLevel : ["—"]) grades.add(g);
     }
     const gradeList = [...grades].sort((a, b) => GRADES.indexOf(a) - GRADES.indexOf(b));
-    const domainList = [...domains.entries()].sort((a, b) => h.natural(a[1] && (a[1].statementCode || a[1].description), b[1] && (b[1].statementCode || b[1].description)));
+    const domainList = [...domains.entries()].sort((a, b) => h.natural(a[1] && (a[1].code || a[1].description), b[1] && (b[1].code || b[1].description)));
     const inCell = (d, g) => rows.filter((r) => (r.domain ? r.domain.identifier : "") === d && (r.standard.gradeLevel.length ? r.standard.gradeLevel : ["—"]).includes(g));
-    const dname = (dom) => dom ? (dom.statementCode || (dom.description || "").slice(0, 40)) : "(no domain)";
+    const dname = (dom) => dom ? (dom.code || (dom.description || "").slice(0, 40)) : "(no domain)";
     f("#grid").innerHTML = `<thead><tr><th scope="col">Domain</th>${gradeList.map((g) => `<th scope="col">${h.esc(g)}</th>`).join("")}</tr></thead><tbody>
       ${domainList.map(([d, dom]) => `<tr><th scope="row">${h.esc(dname(dom))}</th>${gradeList.map((g) => {
         const cell = inCell(d, g);

@@ -12,6 +12,12 @@
   const releasePick = document.getElementById("release");
 
   // ---- small helpers ---------------------------------------------------------------
+  // "Component (a Standard)"; the normalized type only where it says something more.
+  const typeOf = (s) => {
+    const own = s.statementType, normal = s.normalizedStatementType;
+    if (!own) return normal || "—";
+    return !normal || normal === own ? own : `${own} (a ${normal})`;
+  };
   const esc = (s) => String(s ?? "").replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;",
     ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
   const el = (html) => { const t = document.createElement("template"); t.innerHTML = html.trim(); return t.content.firstElementChild; };
@@ -294,7 +300,7 @@
       <dl class="facts">
         <dt>Code</dt><dd>${esc(s.statementCode || "—")}</dd>
         <dt>Grades</dt><dd>${grades(s.gradeLevel) || "—"}</dd>
-        <dt>Type</dt><dd>${esc(s.statementType || "—")} (${esc(s.normalizedStatementType || "—")})</dd>
+        <dt>Type</dt><dd>${esc(typeOf(s))}</dd>
         <dt>Jurisdiction</dt><dd>${esc(s.jurisdiction)}</dd>
         <dt>Attribution</dt><dd>${esc(s.attributionStatement)}</dd>
         <dt>License</dt><dd>${webUrl(s.license) ? `<a href="${esc(webUrl(s.license))}" rel="noopener">${esc(s.license)}</a>` : esc(s.license || "—")}</dd>

@@ -54,7 +54,7 @@ class Call(Generic[P]):
         """The paged-list envelope around a page of records (`content` as for `after`)."""
         release = "" if content else self.info.data_version
         return page_body(page.rows, page.limit, content or self.info.content_id,
-                         self.query_key(), self.cursor_secret, key, release)  # fmt: skip
+                         self.query_key(), self.cursor_secret, key, release, page.note)  # fmt: skip
 
 
 @dataclass(frozen=True)

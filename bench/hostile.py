@@ -1,0 +1,232 @@
+"""What a hostile client can do to others, measured: one `edukg serve` worker on the
+sample (indexed), the attacks of the fourth round of red-team findings, and another key's
+requests meanwhile.
+
+    python bench/hostile.py [--sample ../shared/data/kg-sample] [--seconds 15] [--before]
+
+1. A 20,000-character text of "a", one run of spaces and digits (POST /alignments): its latency,
+   and another key's cached GETs meanwhile (p50 / p95). Targets: the text well under
+   0.35 s; the other key's p95 at most 0.3 s.
+2. One key with no limit of its own aligning 20,000-character texts on four connections;
+   another key's searches meanwhile (median), against the same searches alone. Target:
+   median under 0.25 s.
+3. 800 distinct 80 KB bodies (20,000 four-byte characters) against an 8 MiB response
+   cache: the server's growth in RSS.
+4. 25 keyless connections dripping a 200,000-byte body against --max-connections 20:
+   how many keyed GETs on new connections succeed meanwhile.
+5. The crosswalk memo: what a comparison holds against what the memo counts.
+
+Each figure is printed beside its target.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import gc
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import tracemalloc
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT / "src"), str(ROOT / "bench")]
+
+from serve import BASE, free_port, rss_mb, wait_port  # noqa: E402
+
+EDUKG = [sys.executable, "-m", "edukg.cli"]
+
+
+def _key(db: str, name: str) -> str:
+    return subprocess.run([*EDUKG, "keys", "create", name, "--db", db, "--rate", "0"],
+                          check=True, capture_output=True, text=True).stdout.splitlines()[-1]  # fmt: skip
+
+
+def _serve(db: str, port: int, *flags: str) -> subprocess.Popen[bytes]:
+    proc = subprocess.Popen([*EDUKG, "serve", "--db", db, "--port", str(port), "--workers", "1",
+                             "--no-access-log", *flags],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    wait_port(port, 60)
+    return proc
+
+
+def _pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * (len(ordered) - 1) + 0.5))] if ordered else 0.0
+
+
+async def _gets_meanwhile(base: str, key: str, stop: asyncio.Event) -> list[float]:
+    """Another key's cached GETs, one after another, until `stop`."""
+    out: list[float] = []
+    async with httpx.AsyncClient(base_url=base, headers={"x-api-key": key}, timeout=30) as c:
+        await c.get(f"{BASE}/standards-frameworks")  # cached from now on
+        while not stop.is_set():
+            started = time.perf_counter()
+            await c.get(f"{BASE}/standards-frameworks")
+            out.append(time.perf_counter() - started)
+            await asyncio.sleep(0.005)
+    return out
+
+
+async def whitespace(base: str, attacker: str, other: str) -> None:
+    text = "a" + " " * 19_990 + "1234567"  # one run of spaces: the worst case for a pattern
+    # that retries from each space of a run
+    stop = asyncio.Event()
+    watcher = asyncio.ensure_future(_gets_meanwhile(base, other, stop))
+    await asyncio.sleep(0.3)
+    took = []
+    async with httpx.AsyncClient(base_url=base, headers={"x-api-key": attacker}, timeout=60) as c:
+        for n in range(8):
+            started = time.perf_counter()
+            r = await c.post(f"{BASE}/alignments", json={"text": (str(n) + text)[:20_000]})
+            # (a 200, or a 400 for a text that says nothing: either way the split was done)
+            took.append(time.perf_counter() - started)
+            assert r.status_code in (200, 400), r.text
+    stop.set()
+    gets = await watcher
+    print(f"1. whitespace text: median {statistics.median(took) * 1000:.0f} ms (target well"
+          f" under 350); the other key's cached GETs meanwhile p50 {_pct(gets, .5) * 1000:.1f}"
+          f" ms, p95 {_pct(gets, .95) * 1000:.1f} ms (target <= 300), n={len(gets)}")  # fmt: skip
+
+
+async def fairness(base: str, attacker: str, other: str, seconds: float) -> None:
+    words = ["students", "add", "and", "compare", "fractions", "with", "unlike", "denominators"]
+    text = (" ".join(words[n % len(words)] for n in range(4000)) + ".")[:20_000]
+
+    async def searches(n: int, first: int) -> list[float]:
+        out = []  # each a new query: none is answered from the response cache
+        async with httpx.AsyncClient(base_url=base, headers={"x-api-key": other}, timeout=60) as c:
+            for k in range(first, first + n):
+                started = time.perf_counter()
+                await c.get(f"{BASE}/academic-standards/search",
+                            params={"query": f"{words[k % 8]} {k}", "limit": 10})  # fmt: skip
+                out.append(time.perf_counter() - started)
+        return out
+
+    alone = await searches(30, 0)
+    stop = time.monotonic() + seconds
+
+    async def aligner(n: int) -> int:
+        done = 0
+        async with httpx.AsyncClient(base_url=base, headers={"x-api-key": attacker},
+                                     timeout=120) as c:  # fmt: skip
+            while time.monotonic() < stop:
+                await c.post(f"{BASE}/alignments", json={"text": f"{n} {done} {text}"[:20_000]})
+                done += 1
+        return done
+
+    flood = [asyncio.ensure_future(aligner(n)) for n in range(4)]
+    await asyncio.sleep(1.0)
+    during = await searches(30, 1000)
+    aligned = sum(await asyncio.gather(*flood))
+    print(f"2. another key's searches: alone median {statistics.median(alone) * 1000:.0f} ms;"
+          f" while one key aligns 20,000 characters on 4 connections median"
+          f" {statistics.median(during) * 1000:.0f} ms, p95 {_pct(during, .95) * 1000:.0f} ms"
+          f" (target median < 250; {aligned} alignments meanwhile)")  # fmt: skip
+
+
+async def cache_memory(base: str, key: str, pid: int) -> None:
+    char = "\U0001d7d8"  # four bytes in UTF-8
+    async with httpx.AsyncClient(base_url=base, headers={"x-api-key": key}, timeout=60) as c:
+        for n in range(50):  # the model, its runtime and the standards' view: loaded once
+            await c.post(f"{BASE}/alignments", json={"text": f"warm {n} " + char * 19_990})
+        before = rss_mb(pid)
+        for n in range(800):
+            body = {"text": f"{n} " + char * 19_990, "limit": 1}
+            await c.post(f"{BASE}/alignments", json=body)
+    after = rss_mb(pid)
+    print(f"3. 800 distinct 80 KB bodies, 8 MiB response cache, after 50 to warm up: RSS"
+          f" {before:.0f} -> {after:.0f} MB (+{after - before:.0f} MB; before the fix, +70 MB)")  # fmt: skip
+
+
+def drip(port: int, key: str, seconds: float) -> None:
+    head = (f"POST {BASE}/alignments HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n"
+            "content-length: 200000\r\n\r\n").encode()  # fmt: skip
+    held = []
+    for _ in range(25):
+        s = socket.create_connection(("127.0.0.1", port))
+        s.sendall(head)
+        held.append(s)
+    ok = failed = 0
+    stop = time.monotonic() + seconds
+    while time.monotonic() < stop:
+        for s in held:
+            with contextlib.suppress(OSError):  # the server may have closed it
+                s.sendall(b"a")
+        try:
+            r = httpx.get(f"http://127.0.0.1:{port}{BASE}/standards-frameworks",
+                          headers={"x-api-key": key}, timeout=5)  # fmt: skip
+            ok += r.status_code == 200
+            failed += r.status_code != 200
+        except httpx.HTTPError:
+            failed += 1
+        time.sleep(0.2)
+    for s in held:
+        s.close()
+    print(f"4. 25 keyless dripping bodies, --max-connections 20: keyed GETs on new connections"
+          f" {ok} answered, {failed} failed")  # fmt: skip
+
+
+def memo(db: str) -> None:
+    from edukg.services import memo as memo_module
+    from edukg.services.comparison import PairFilter, compare, resolve_framework
+    from edukg.store import open_store
+
+    store = open_store(db)
+    source = resolve_framework(store, "California:Mathematics")
+    target = resolve_framework(store, "Multi-State:Mathematics")
+    compare(store, target, source, PairFilter())
+    before = memo_module.memo_bytes()
+    gc.collect()
+    tracemalloc.start()
+    start = tracemalloc.get_traced_memory()[0]
+    found = compare(store, source, target, PairFilter())
+    gc.collect()
+    held = tracemalloc.get_traced_memory()[0] - start
+    tracemalloc.stop()
+    counted = memo_module.memo_bytes() - before
+    print(f"5. crosswalk memo, California -> Multi-State ({len(found.rows)} rows): holds"
+          f" {held / 1024:.0f} KiB, counted {counted / 1024:.0f} KiB ({held / counted:.2f}x;"
+          f" before the fix 7.2-7.6x)")  # fmt: skip
+    store.close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--sample", default=str(ROOT.parent / "shared/data/kg-sample"))
+    parser.add_argument("--seconds", type=float, default=15)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        db = str(Path(tmp) / "sample.db")
+        subprocess.run([*EDUKG, "load", args.sample, "--db", db, "--wait-index"], check=True,
+                       capture_output=True)  # fmt: skip
+        attacker, other = _key(db, "attacker"), _key(db, "other")
+        port = free_port()
+        proc = _serve(db, port)
+        base = f"http://127.0.0.1:{port}"
+        try:
+            asyncio.run(whitespace(base, attacker, other))
+            asyncio.run(fairness(base, attacker, other, args.seconds))
+        finally:
+            proc.terminate()
+            proc.wait()
+        port = free_port()
+        proc = _serve(db, port, "--response-cache-mb", "8", "--max-connections", "20")
+        try:
+            asyncio.run(cache_memory(f"http://127.0.0.1:{port}", attacker, proc.pid))
+            drip(port, other, 10)
+        finally:
+            proc.terminate()
+            proc.wait()
+        memo(db)
+
+
+if __name__ == "__main__":
+    main()

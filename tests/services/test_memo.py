@@ -1,0 +1,37 @@
+"""services/memo.py: what a release computes once is weighed by what it really holds."""
+
+from __future__ import annotations
+
+import gc
+import tracemalloc
+from pathlib import Path
+
+from edukg.cli import build_demo
+from edukg.ingest.demo import demo_framework_case_uuid
+from edukg.services import memo
+from edukg.services.comparison import PairFilter, compare
+from edukg.store import open_store
+
+
+def test_a_comparison_weighs_about_what_it_holds(tmp_path: Path) -> None:
+    db = str(tmp_path / "edukg.db")
+    build_demo(db)
+    store = open_store(db)
+    try:
+        source, target = demo_framework_case_uuid("vt-math"), demo_framework_case_uuid("ms-math")
+        compare(store, target, source, PairFilter())  # warm the store's own caches first
+        before_weight = memo.memo_bytes()
+        gc.collect()
+        tracemalloc.start()
+        start = tracemalloc.get_traced_memory()[0]
+        found = compare(store, source, target, PairFilter())
+        gc.collect()
+        held = tracemalloc.get_traced_memory()[0] - start
+        tracemalloc.stop()
+        weight = memo.memo_bytes() - before_weight
+        assert found.rows and weight > 0
+        # Each row encoded kept its 4 KiB encoding buffer before (7x what was counted);
+        # copied to its own size, what is held stays within twice what is counted.
+        assert held <= 2 * weight, (held, weight, len(found.rows))
+    finally:
+        store.close()
