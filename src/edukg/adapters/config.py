@@ -109,9 +109,14 @@ class Settings:
     work_waiting: int = _option(8, "--work-waiting", "EDUKG_WORK_WAITING",
                                 "expensive requests that may wait for those threads; beyond,"
                                 " 503", read=int, metavar="N")  # fmt: skip
-    io_threads: int = _option(4, "--io-threads", "EDUKG_IO_THREADS",
-                              "threads per worker for requests that wait on PostgreSQL or"
-                              " Redis", read=int, metavar="N")  # fmt: skip
+    io_threads: int = _option(32, "--io-threads", "EDUKG_IO_THREADS",
+                              "most threads per worker for requests that wait on PostgreSQL"
+                              " or Redis, made as concurrent requests need them (each keeps"
+                              " one PostgreSQL connection once used)", read=int, metavar="N")  # fmt: skip
+    statement_seconds: float = _option(5.0, "--statement-seconds", "EDUKG_STATEMENT_SECONDS",
+                                       "how long one read of the data may run (SQLite and"
+                                       " PostgreSQL alike) before it is stopped and its request"
+                                       " answered 503", read=float, metavar="SECONDS")  # fmt: skip
     header_timeout: float = _option(10.0, "--header-timeout", "EDUKG_HEADER_TIMEOUT",
                                     "seconds a connection has to send a complete request"
                                     " head", read=float, metavar="SECONDS")  # fmt: skip

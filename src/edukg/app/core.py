@@ -62,14 +62,17 @@ class EdukgApp:
         limiter: Limiter | None = None,
     ) -> None:
         self.settings = settings
-        self.store = store or open_store(settings.read_db or settings.db, settings.refresh)
-        self.releases = open_releases(settings.read_db or settings.db, settings.refresh)
+        limit = settings.statement_seconds  # one read's limit, on either backend
+        self.store = store or open_store(settings.read_db or settings.db, settings.refresh, limit)
+        self.releases = open_releases(settings.read_db or settings.db, settings.refresh, limit)
         self.diff_jobs = DiffJobs(settings.db)
         self.changes = ChangeFeed(
             self.releases, open_changes(settings.read_db or settings.db), self.diff_jobs.start
         )
         recheck = min(settings.refresh, LOCAL_RECHECK)
-        self.keys = keys or open_key_store(settings.db, create=False, recheck=recheck)
+        self.keys = keys or open_key_store(
+            settings.db, create=False, recheck=recheck, statement_seconds=settings.statement_seconds
+        )
         if limiter is None:
             limiter = RedisLimiter(settings.redis) if settings.redis else MemoryLimiter()
         self.limiter = limiter
@@ -134,7 +137,7 @@ class EdukgApp:
             "work_busy": work.busy + keyless.busy, "work_slots": work.slots + keyless.slots,
             "work_refused": work.refused + keyless.refused,
             "database_busy": self.io.busy if self.io else 0,
-            "database_threads": self.io.threads if self.io else 0,
+            "database_threads": self.io.made if self.io else 0,
         }  # fmt: skip
         if not data:
             return figures

@@ -77,13 +77,15 @@ class Pipeline:
             ex.found = self.router.find(ex.path)
             entrance = ex.found.entrance
             body_pending = entrance.takes_body and ex.method == "POST"
-            confirm = await self.off_loop(ex, self._admit, ex, entrance)
             if body_pending:
+                confirm = await self.off_loop(ex, self._admit, ex, entrance)
                 # Only now: a request without a good key never holds a connection while
                 # its body drips in (docs/security.md).
                 ex.body = await read_body(ex.head, receive)
                 body_pending = False
-            answer = await self.off_loop(ex, self._answer, ex, entrance, confirm)
+                answer = await self.off_loop(ex, self._answer, ex, entrance, confirm)
+            else:  # one hop to a network thread, not two
+                answer = await self.off_loop(ex, self._admit_and_answer, ex, entrance)
             if isinstance(answer, Later):
                 finish = entrance.finish
                 assert finish is not None, entrance.name
@@ -122,6 +124,10 @@ class Pipeline:
                 raise
         self._limit(ex, entrance)
         return confirm
+
+    def _admit_and_answer(self, ex: Exchange, entrance: Entrance) -> Answer | Later:
+        """Both, for a request without a body."""
+        return self._answer(ex, entrance, self._admit(ex, entrance))
 
     def _answer(self, ex: Exchange, entrance: Entrance, confirm: bool) -> Answer | Later:
         """The price of what a body asks for (the rest of it charged), then the entrance's

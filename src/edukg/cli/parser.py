@@ -27,7 +27,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"edukg {__version__}")
     # Also before the command (`edukg --db x.db keys list`); after it, it wins.
     p.add_argument("--db", dest="global_db", default=None, metavar="DB", help=_DB_HELP)
-    sub = p.add_subparsers(dest="command", required=True)
+    sub = subcommands(p, dest="command", required=True)
 
     c = _with_db(
         sub.add_parser(
@@ -109,25 +109,47 @@ class _Formatter(argparse.HelpFormatter):
         return text
 
 
+_COMMANDS: dict[argparse.ArgumentParser, list[tuple[str, str, argparse.ArgumentParser]]] = {}
+
+
+class _Subcommands:
+    """A parser's subcommands, noted as they are declared (argparse keeps them only in
+    fields of its own that are not public)."""
+
+    def __init__(self, parent: argparse.ArgumentParser, **how: Any) -> None:
+        self._parent = parent
+        self._action = parent.add_subparsers(**how)
+
+    def add_parser(self, name: str, help: str, **how: Any) -> argparse.ArgumentParser:
+        child: argparse.ArgumentParser = self._action.add_parser(name, help=help, **how)
+        _COMMANDS.setdefault(self._parent, []).append((name, help, child))
+        return child
+
+
+def subcommands(parent: argparse.ArgumentParser, **how: Any) -> _Subcommands:
+    """Declare `parent`'s subcommands (each then listed by `commands_of`)."""
+    return _Subcommands(parent, **how)
+
+
+def commands_of(parser: argparse.ArgumentParser) -> list[tuple[str, str, argparse.ArgumentParser]]:
+    """(name, one-line help, parser) of each subcommand of `parser`, in declared order."""
+    return list(_COMMANDS.get(parser, ()))
+
+
 def _describe(p: argparse.ArgumentParser) -> None:
     """Every command's page opens with what it does (its one-line help, as a sentence)
     and shows defaults."""
     p.formatter_class = _Formatter
-    for action in p._actions:
-        if not isinstance(action, argparse._SubParsersAction):
-            continue
-        helps = {a.dest: a.help for a in action._choices_actions}
-        for name, child in action.choices.items():
-            if not child.description and helps.get(name):
-                text = str(helps[name])
-                child.description = text[0].upper() + text[1:] + "."
-            _describe(child)
+    for _, text, child in commands_of(p):
+        if not child.description and text:
+            child.description = text[0].upper() + text[1:] + "."
+        _describe(child)
 
 
 def _key_and_data_commands(sub: Any) -> None:
     """keys, releases, demo, generate, mcp and export."""
     keys = sub.add_parser("keys", help="create, list and revoke API keys")
-    ksub = keys.add_subparsers(dest="keys_command", required=True)
+    ksub = subcommands(keys, dest="keys_command", required=True)
     c = _with_db(ksub.add_parser("create", help="make a key; prints it on the last line"))
     c.add_argument("name", help="who the key is for (letters, digits, '.', '_', '-')")
     c.add_argument("--rate", type=float, default=None, help="its own requests per second (0: none)")
@@ -141,7 +163,7 @@ def _key_and_data_commands(sub: Any) -> None:
     keys.set_defaults(func=cmd_keys)
 
     releases = sub.add_parser("releases", help="list, switch and drop the kept data releases")
-    rsub = releases.add_subparsers(dest="releases_command", required=True)
+    rsub = subcommands(releases, dest="releases_command", required=True)
     c = _with_db(rsub.add_parser("list", help="version, content id, load time, size, current"))
     c.add_argument("--json", action="store_true", help="one JSON object per line, for scripts")
     c = _with_db(rsub.add_parser("use", help="make a kept release current (servers follow)"))

@@ -67,12 +67,11 @@ def operations_table() -> str:
 def _commands(
     parser: argparse.ArgumentParser, prefix: str = "edukg"
 ) -> Iterator[tuple[str, str, argparse.ArgumentParser]]:
-    for action in parser._actions:  # argparse keeps its subcommands here only
-        if isinstance(action, argparse._SubParsersAction):
-            helps = {a.dest: a.help or "" for a in action._choices_actions}
-            for name, sub in action.choices.items():
-                yield f"{prefix} {name}", helps.get(name, ""), sub
-                yield from _commands(sub, f"{prefix} {name}")
+    from edukg.cli.parser import commands_of  # noqa: PLC0415 (after COLUMNS, as the parser)
+
+    for name, text, sub in commands_of(parser):
+        yield f"{prefix} {name}", text, sub
+        yield from _commands(sub, f"{prefix} {name}")
 
 
 def commands_table(parser: argparse.ArgumentParser) -> str:

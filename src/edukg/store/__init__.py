@@ -10,6 +10,7 @@ import sqlite3
 from pathlib import Path
 
 from edukg.store.base import (
+    STATEMENT_SECONDS,
     ChangeFilter,
     ChangeStore,
     DataInfo,
@@ -85,34 +86,39 @@ def missing_database(db: str) -> str | None:
     return None
 
 
-def open_store(db: str, refresh: float = 1.0) -> Store:
+def open_store(
+    db: str, refresh: float = 1.0, statement_seconds: float = STATEMENT_SECONDS
+) -> Store:
     """The data store for a `--db` (or `--read-db`) value.
 
     `refresh`: how often, in seconds, a PostgreSQL reader looks for a new version; a
     SQLite reader looks at its file at most that often, and at least every
-    LOCAL_RECHECK seconds.
+    LOCAL_RECHECK seconds. `statement_seconds`: how long one read may run, on either
+    backend, before it is interrupted (serve --statement-seconds).
     """
     if is_postgres(db):
         require_postgres()
         from edukg.store.postgres import PostgresStore  # noqa: PLC0415
 
-        return PostgresStore(db, refresh)
+        return PostgresStore(db, refresh, statement_seconds=statement_seconds)
     from edukg.store.sqlite import SqliteStore  # noqa: PLC0415
 
-    return SqliteStore(db, recheck=min(refresh, LOCAL_RECHECK))
+    return SqliteStore(db, recheck=min(refresh, LOCAL_RECHECK), statement_seconds=statement_seconds)
 
 
-def open_releases(db: str, refresh: float = 1.0) -> Releases:
+def open_releases(
+    db: str, refresh: float = 1.0, statement_seconds: float = STATEMENT_SECONDS
+) -> Releases:
     """The releases kept in `db`, each readable by a store of its own; opening it migrates a
     database made before releases existed."""
     if is_postgres(db):
         require_postgres()
         from edukg.store.postgres_releases import PostgresReleases  # noqa: PLC0415
 
-        return PostgresReleases(db, refresh)
+        return PostgresReleases(db, refresh, statement_seconds)
     from edukg.store.sqlite_releases import SqliteReleases  # noqa: PLC0415
 
-    return SqliteReleases(db)
+    return SqliteReleases(db, statement_seconds)
 
 
 def open_changes(db: str) -> ChangeStore:
@@ -127,7 +133,12 @@ def open_changes(db: str) -> ChangeStore:
     return SqliteChanges(db)
 
 
-def open_key_store(db: str, create: bool = True, recheck: float = 0.0) -> KeyStore:
+def open_key_store(
+    db: str,
+    create: bool = True,
+    recheck: float = 0.0,
+    statement_seconds: float = STATEMENT_SECONDS,
+) -> KeyStore:
     """The API-key store that belongs to a `--db` value (always the primary).
 
     A SQLite key file is made on first use only if `create`: servers and the commands
@@ -139,7 +150,7 @@ def open_key_store(db: str, create: bool = True, recheck: float = 0.0) -> KeySto
         require_postgres()
         from edukg.store.postgres_keys import PostgresKeyStore  # noqa: PLC0415
 
-        return PostgresKeyStore(db, recheck)
+        return PostgresKeyStore(db, recheck, statement_seconds=statement_seconds)
     from edukg.store.sqlite_keys import SqliteKeyStore  # noqa: PLC0415
 
     return SqliteKeyStore.for_db(db, create, recheck)

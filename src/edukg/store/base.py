@@ -56,6 +56,11 @@ CASE_EDGES = "case-edges"
 CASE_DEFINITIONS = "case-definitions"
 
 
+# How long one read of the data may run, on every backend, before it is interrupted and
+# its request answered 503 "took too long" (serve --statement-seconds): SQLite's progress
+# handler, PostgreSQL's statement_timeout (docs/security.md, "Limits").
+STATEMENT_SECONDS = 5.0
+
 # A data version goes into headers, file names and schema names: nothing else passes.
 DATA_VERSION = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import orjson
@@ -88,23 +88,41 @@ def pool(url: str) -> ConnectionPool:
 
 
 class LazyPool:
-    """A connection pool made on first use, whose connection failures are
-    StoreUnavailable (callers catch no driver's errors)."""
+    """A connection pool made on first use (the one way every PostgreSQL part holds
+    psycopg connections), whose connection failures are StoreUnavailable (callers catch
+    no driver's errors). `setup` runs once, on a connection of its own, before the pool
+    is made (the key store makes the fixed `edukg` schema so)."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(
+        self, url: str, setup: Callable[[psycopg.Connection[Any]], None] | None = None
+    ) -> None:
         self._url = url
+        self._setup = setup
         self._pool: ConnectionPool | None = None
         self._lock = threading.Lock()
+
+    def ready(self) -> ConnectionPool:
+        """The pool, made (and `setup` run) on the first call."""
+        if self._pool is None:
+            with self._lock:
+                if self._pool is None:
+                    try:
+                        if self._setup is not None:
+                            with psycopg.connect(
+                                self._url, autocommit=True, connect_timeout=WAIT
+                            ) as conn:
+                                self._setup(conn)
+                    except psycopg.OperationalError as exc:
+                        raise StoreUnavailable(str(exc)) from None
+                    self._pool = pool(self._url)
+        return self._pool
 
     @contextlib.contextmanager
     def connection(self) -> Iterator[psycopg.Connection[Any]]:
         """A pooled connection for the `with` block."""
-        if self._pool is None:
-            with self._lock:
-                if self._pool is None:
-                    self._pool = pool(self._url)
+        ready = self.ready()
         try:
-            with self._pool.connection() as conn:
+            with ready.connection() as conn:
                 yield conn
         except (psycopg.OperationalError, PoolTimeout) as exc:
             raise StoreUnavailable(str(exc)) from None
@@ -146,7 +164,7 @@ class Connections:
     """What a PostgreSQL reader holds: a psycopg pool made on first use and a share of
     the process's lean per-thread connections (pg_wire); `close` lets go of both."""
 
-    _pool: ConnectionPool | None
+    _pool: LazyPool
     _wire: WireReader
     _released: bool
 
@@ -155,9 +173,7 @@ class Connections:
         if not self._released:
             self._released = True
             self._wire.release()
-        if self._pool is not None:
-            self._pool.close()
-            self._pool = None
+        self._pool.close()
 
 
 def read_info(conn: Any, schema: str) -> DataInfo:

@@ -14,6 +14,19 @@ tells, without a request waiting, whether PostgreSQL answers: a server that acce
 connections and never answers (a hung host, a storage stall) costs a request at most
 the deadline, and once the heartbeat is late, nothing that can do without the
 database waits on it (docs/security.md, "A database that does not answer").
+
+A statement has its own limit (`statement_seconds`, the same as SQLite's): PostgreSQL
+cancels it there itself (`statement_timeout`, set on each connection), which answers the
+request "took too long" and keeps the connection. Should the server not answer even that
+(frozen), the client gives up a little later, asks the server to cancel the statement
+(a cancel request, waited for briefly), and drops the connection. Neither decides that
+PostgreSQL is stalled: the heartbeat does, and once it has, a statement being awaited
+is given up at once (within a quarter of a second) rather than at its limit.
+
+Measured against psycopg 3 set up for speed (prepared statements, binary results, a
+connection per thread), on the request path's statements: about three quarters of the
+CPU per query and 1.1-1.2 times the queries per second (bench/pg_wire.py,
+docs/benchmarks.md); what decides keeping it.
 """
 
 from __future__ import annotations
@@ -27,6 +40,8 @@ from typing import Any, ClassVar
 
 import psycopg
 from psycopg import pq
+
+from edukg.store.errors import StatementTimeout
 
 _MAX_STATEMENTS = 512  # prepared per connection; past it, all are dropped and remade
 BEAT = 0.25  # seconds between heartbeats
@@ -57,21 +72,66 @@ class QueryError(Exception):
         self.sqlstate = sqlstate
 
 
+class NoDecoder(Exception):
+    """A result column of a type read here has no binary decoder (the caller reads the
+    statement another way); never one of PostgreSQL's own errors."""
+
+
+CANCELED = "57014"  # query_canceled: statement_timeout (or a cancel request) ended it
+_GRACE = 1.0  # seconds past the statement limit the client waits on a server that is silent
+_CANCEL_WAIT = 0.5  # seconds a cancel request may take to be sent; it is not awaited further
+
+
 class _Connection:
-    def __init__(self, url: str, timeout: int) -> None:
-        self.pg = _connect(_conninfo(url, timeout), timeout)
+    def __init__(self, url: str, timeout: int, statement_seconds: float) -> None:
+        # PostgreSQL ends a statement at the limit itself (its lock waits included): set
+        # as the connection starts, so that it costs no round trip of its own.
+        limit = f"-c statement_timeout={int(statement_seconds * 1000)}"
+        self.pg = _connect(_conninfo(url, timeout, limit), timeout)
         self.statements: dict[str, bytes] = {}
 
 
-def _await(pg: pq.abc.PGconn, timeout: float) -> pq.abc.PGresult | None:
+def _cancel(pg: pq.abc.PGconn) -> None:
+    """Ask the server to cancel what `pg` is running (a cancel request on a connection of
+    its own, non-blocking), waiting at most _CANCEL_WAIT for it to be sent."""
+    try:
+        cancel = pg.cancel_conn()
+        cancel.start()
+        deadline = time.monotonic() + _CANCEL_WAIT
+        while True:
+            status = cancel.poll()
+            remaining = deadline - time.monotonic()
+            if status in (pq.PollingStatus.OK, pq.PollingStatus.FAILED) or remaining <= 0:
+                break
+            if status == pq.PollingStatus.READING:
+                select.select([cancel.socket], [], [], remaining)
+            else:
+                select.select([], [cancel.socket], [], remaining)
+        cancel.finish()
+    except (psycopg.OperationalError, OSError):
+        pass  # the connection is dropped anyway
+
+
+_SLICE = 0.25  # seconds between looks at the heartbeat while a statement is awaited
+
+
+def _await(
+    pg: pq.abc.PGconn, timeout: float, stalled: Callable[[], bool] | None = None
+) -> pq.abc.PGresult | None:
     """The next result of what was sent, waiting in select (which lets other threads
-    run; libpq's own wait would hold the interpreter lock) for at most `timeout` s."""
+    run; libpq's own wait would hold the interpreter lock) for at most `timeout` s, and
+    no longer than the heartbeat says PostgreSQL answers (`stalled`)."""
     deadline = time.monotonic() + timeout
     while pg.is_busy():
         remaining = deadline - time.monotonic()
-        ready = select.select([pg.socket], [], [], remaining)[0] if remaining > 0 else []
+        wait = min(remaining, _SLICE) if stalled is not None else remaining
+        ready = select.select([pg.socket], [], [], wait)[0] if wait > 0 else []
         if not ready:
-            raise Unavailable(f"PostgreSQL did not answer within {timeout:g} s")
+            if remaining <= wait:
+                raise Unavailable(f"PostgreSQL did not answer within {timeout:g} s")
+            if stalled is not None and stalled():
+                raise Unavailable("PostgreSQL is not answering (a heartbeat went unanswered)")
+            continue
         pg.consume_input()
     return pg.get_result()
 
@@ -163,8 +223,12 @@ def _connect(conninfo: bytes, timeout: float) -> pq.abc.PGconn:
             select.select([], waiting, [], remaining)
 
 
-def _conninfo(url: str, timeout: int) -> bytes:
-    return psycopg.conninfo.make_conninfo(url, connect_timeout=str(timeout)).encode()
+def _conninfo(url: str, timeout: int, options: str = "") -> bytes:
+    """The connection string: `url`, a connect timeout, and `options` added to any the
+    URL gives (`-c name=value` settings for the session)."""
+    given = psycopg.conninfo.conninfo_to_dict(url).get("options") or ""
+    extra = {"options": f"{given} {options}".strip()} if options else {}
+    return psycopg.conninfo.make_conninfo(url, connect_timeout=str(timeout), **extra).encode()
 
 
 class WireReader:
@@ -177,9 +241,10 @@ class WireReader:
     _registry: ClassVar[dict[str, tuple[WireReader, int]]] = {}
     _registry_lock: ClassVar[threading.Lock] = threading.Lock()
 
-    def __init__(self, url: str, timeout: int = 2) -> None:
+    def __init__(self, url: str, timeout: int = 2, statement_seconds: float = 5.0) -> None:
         self._url = url
         self._timeout = timeout
+        self.statement_seconds = statement_seconds
         self._local = threading.local()
         self._all: list[_Connection] = []
         self._lock = threading.Lock()
@@ -193,12 +258,12 @@ class WireReader:
         return self._pulse.late
 
     @classmethod
-    def shared(cls, url: str, timeout: int = 2) -> WireReader:
+    def shared(cls, url: str, timeout: int = 2, statement_seconds: float = 5.0) -> WireReader:
         """The process's reader for `url` (release it with `release`)."""
         with cls._registry_lock:
             reader, users = cls._registry.get(url, (None, 0))
             if reader is None:
-                reader = cls(url, timeout)
+                reader = cls(url, timeout, statement_seconds)
             cls._registry[url] = (reader, users + 1)
             return reader
 
@@ -240,13 +305,18 @@ class WireReader:
         return result
 
     def _next_result(self, conn: _Connection) -> pq.abc.PGresult | None:
-        """The next result, within the deadline (past it, the connection is dropped)."""
+        """The next result: PostgreSQL ends a statement at its limit itself; past that and
+        a grace, the statement is cancelled on the server and the connection dropped."""
         try:
-            return _await(conn.pg, self._timeout)
-        except Unavailable:
+            return _await(conn.pg, self.statement_seconds + _GRACE, lambda: self._pulse.stalled)
+        except Unavailable as exc:
+            _cancel(conn.pg)
             self._drop(conn)
-            self._pulse.stalled = True  # until a heartbeat is answered
-            raise
+            if self._pulse.stalled:  # the heartbeat says PostgreSQL is not answering
+                raise
+            raise StatementTimeout(
+                f"PostgreSQL did not answer within {self.statement_seconds:g} s"
+            ) from exc
 
     def _rows(self, conn: _Connection, result: pq.abc.PGresult) -> list[tuple[Any, ...]]:
         status = result.status
@@ -267,7 +337,7 @@ class WireReader:
         if conn is not None:
             self._drop(conn)
         try:
-            conn = _Connection(self._url, self._timeout)
+            conn = _Connection(self._url, self._timeout, self.statement_seconds)
         except Unavailable:
             self._pulse.stalled = True  # refused or timed out: until a heartbeat is answered
             raise
@@ -292,8 +362,12 @@ class WireReader:
         if conn.pg.status != pq.ConnStatus.OK:
             self._drop(conn)
             raise Unavailable(message or "the connection to PostgreSQL broke")
-        state = result.error_field(pq.DiagnosticField.SQLSTATE) or b""
-        raise QueryError(message, state.decode())
+        state = (result.error_field(pq.DiagnosticField.SQLSTATE) or b"").decode()
+        if state == CANCELED:  # the statement limit: the connection is still good
+            raise StatementTimeout(
+                f"a read of the data took longer than {self.statement_seconds:g} s"
+            )
+        raise QueryError(message, state)
 
     def _drop(self, conn: _Connection) -> None:
         with self._lock:
@@ -339,7 +413,7 @@ def _rows(result: pq.abc.PGresult) -> list[tuple[Any, ...]]:
     for column in range(result.nfields):
         decoder = _DECODERS.get(result.ftype(column))
         if decoder is None:
-            raise QueryError(f"no binary decoder for type {result.ftype(column)}", "XX000")
+            raise NoDecoder(f"no binary decoder for type {result.ftype(column)}")
         decoders.append(decoder)
     get = result.get_value
     return [

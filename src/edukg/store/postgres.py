@@ -22,13 +22,14 @@ from typing import Any
 
 import psycopg
 from psycopg import sql as pgsql
-from psycopg_pool import ConnectionPool, PoolTimeout
+from psycopg_pool import PoolTimeout
 
 from edukg.model.embedding import DIMENSIONS
 from edukg.model.lru import ByteLru
 from edukg.store import shared
 from edukg.store.base import (
     CASE_EDGES,
+    STATEMENT_SECONDS,
     Candidates,
     DataInfo,
     Edge,
@@ -38,8 +39,8 @@ from edukg.store.base import (
     Search,
     StoreUnavailable,
 )
-from edukg.store.pg_common import WAIT, Connections, info_of, pool
-from edukg.store.pg_wire import QueryError, Unavailable, WireReader
+from edukg.store.pg_common import WAIT, Connections, LazyPool, info_of
+from edukg.store.pg_wire import NoDecoder, QueryError, Unavailable, WireReader
 
 _CANDIDATE_BYTES = 128 * 1024 * 1024  # vectors of recent search filters kept per process
 
@@ -47,7 +48,13 @@ _CANDIDATE_BYTES = 128 * 1024 * 1024  # vectors of recent search filters kept pe
 class PostgresStore(Connections):
     """Reads the version `edukg.current` points at, or with `release`, that release."""
 
-    def __init__(self, url: str, refresh: float = 1.0, release: str | None = None) -> None:
+    def __init__(
+        self,
+        url: str,
+        refresh: float = 1.0,
+        release: str | None = None,
+        statement_seconds: float = STATEMENT_SECONDS,
+    ) -> None:
         self._url = url
         self._pointer: tuple[str, tuple[str, ...]] = (
             ("SELECT schema_name FROM edukg.current WHERE id = 1", ())
@@ -55,7 +62,7 @@ class PostgresStore(Connections):
             else ("SELECT schema_name FROM edukg.releases WHERE data_version = %s", (release,))
         )
         self._refresh = refresh
-        self._pool: ConnectionPool | None = None
+        self._pool = LazyPool(url)
         self._lock = threading.Lock()
         self._checked = -float("inf")
         self._schema: str | None = None
@@ -64,15 +71,8 @@ class PostgresStore(Connections):
         self._candidates: ByteLru[tuple[Any, ...], Candidates] = ByteLru(
             _CANDIDATE_BYTES, lambda found: int(found.vectors.nbytes)
         )
-        self._wire = WireReader.shared(url, WAIT)
+        self._wire = WireReader.shared(url, WAIT, statement_seconds)
         self._released = False
-
-    def _connection(self) -> Any:
-        if self._pool is None:
-            with self._lock:
-                if self._pool is None:
-                    self._pool = pool(self._url)
-        return self._pool.connection()
 
     def _current(self, force: bool = False) -> str | None:
         now = time.monotonic()
@@ -124,9 +124,10 @@ class PostgresStore(Connections):
         except QueryError as exc:
             if exc.sqlstate == "42P01":
                 raise psycopg.errors.UndefinedTable(str(exc)) from None
-            if exc.sqlstate != "XX000":
-                raise
-        with self._connection() as conn:
+            raise
+        except NoDecoder:
+            pass
+        with self._pool.connection() as conn:
             rows: list[tuple[Any, ...]] = conn.execute(sql, params).fetchall()
             return rows
 
@@ -310,7 +311,7 @@ class PostgresStore(Connections):
             return
         table = "edges" if relationships else "nodes"
         with (
-            self._connection() as conn,
+            self._pool.connection() as conn,
             conn.transaction(),
             conn.cursor(name="edukg_export") as cursor,
         ):

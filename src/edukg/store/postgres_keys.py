@@ -11,15 +11,13 @@ heartbeat), no revoke can commit there, so remembered verdicts stand.
 
 from __future__ import annotations
 
-import threading
 from typing import Any
 
 import psycopg
-from psycopg_pool import ConnectionPool, PoolTimeout
 
-from edukg.store.base import StoreUnavailable
+from edukg.store.base import STATEMENT_SECONDS, StoreUnavailable
 from edukg.store.keys import KeyStoreBase
-from edukg.store.pg_common import WAIT, Connections, ensure_meta, pool
+from edukg.store.pg_common import WAIT, Connections, LazyPool, ensure_meta
 from edukg.store.pg_wire import Unavailable, WireReader
 
 _REVISION_SQL = "SELECT revision FROM edukg.key_revision WHERE id = 1"
@@ -32,12 +30,13 @@ class PostgresKeyStore(Connections, KeyStoreBase):
     mark = "%s"
     secret_table = "edukg.secret"  # noqa: S105 - a table name
 
-    def __init__(self, url: str, recheck: float = 0.0) -> None:
+    def __init__(
+        self, url: str, recheck: float = 0.0, statement_seconds: float = STATEMENT_SECONDS
+    ) -> None:
         super().__init__(recheck)
         self._url = url
-        self._pool: ConnectionPool | None = None
-        self._lock = threading.Lock()
-        self._wire = WireReader.shared(url, WAIT)
+        self._pool = LazyPool(url, setup=ensure_meta)  # the `edukg` schema, made once
+        self._wire = WireReader.shared(url, WAIT, statement_seconds)
         self._released = False
 
     def _revision(self) -> object:
@@ -54,26 +53,12 @@ class PostgresKeyStore(Connections, KeyStoreBase):
         self._execute("UPDATE edukg.key_revision SET revision = revision + 1 WHERE id = 1", ())
         self._verdicts.forget()
 
-    def _connection(self) -> Any:
-        if self._pool is None:
-            with self._lock:
-                if self._pool is None:
-                    try:
-                        with psycopg.connect(
-                            self._url, autocommit=True, connect_timeout=WAIT
-                        ) as conn:
-                            ensure_meta(conn)
-                    except psycopg.OperationalError as exc:
-                        raise StoreUnavailable(str(exc)) from None
-                    self._pool = pool(self._url)
-        return self._pool.connection()
-
     def _execute(self, sql: str, params: tuple[Any, ...]) -> Any:
         try:
-            with self._connection() as conn:
+            with self._pool.connection() as conn:
                 cursor = conn.execute(sql, params)
                 return cursor.fetchall() if cursor.description else cursor.rowcount
-        except (psycopg.OperationalError, PoolTimeout) as exc:
+        except psycopg.OperationalError as exc:
             raise StoreUnavailable(str(exc)) from None
 
     def _one(self, sql: str, params: tuple[Any, ...]) -> tuple[Any, ...] | None:
@@ -85,9 +70,7 @@ class PostgresKeyStore(Connections, KeyStoreBase):
 
     def _select(self, sql: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
         """Reads (every request's key check) through the lean connection (pg_wire)."""
-        if self._pool is None:
-            with self._connection():  # the `edukg` schema, made once
-                pass
+        self._pool.ready()  # the `edukg` schema, made once
         try:
             return self._wire.query(sql, list(params))
         except Unavailable as exc:

@@ -17,7 +17,13 @@ from typing import Any
 import psycopg
 from psycopg import sql as pgsql
 
-from edukg.store.base import DATA_VERSION, Release, ReleaseError, StoreUnavailable
+from edukg.store.base import (
+    DATA_VERSION,
+    STATEMENT_SECONDS,
+    Release,
+    ReleaseError,
+    StoreUnavailable,
+)
 from edukg.store.pg_common import LOAD_LOCK, WAIT, LazyPool, ensure_meta, read_info
 from edukg.store.pg_wire import QueryError, Unavailable, WireReader
 from edukg.store.postgres import PostgresStore
@@ -40,14 +46,17 @@ def _ordered(conn: psycopg.Connection[Any]) -> list[tuple[str, str]]:
 class PostgresReleases:
     """The releases kept in one PostgreSQL database, and a store for each."""
 
-    def __init__(self, url: str, refresh: float = 1.0) -> None:
+    def __init__(
+        self, url: str, refresh: float = 1.0, statement_seconds: float = STATEMENT_SECONDS
+    ) -> None:
         self._url = url
         self._refresh = refresh
+        self._statement_seconds = statement_seconds
         self._stores: dict[str, PostgresStore] = {}
         self._known: tuple[float, dict[str, str], str | None] = (-float("inf"), {}, None)
         self._lock = threading.Lock()
         self._pool = LazyPool(url)
-        self._wire = WireReader.shared(url, WAIT)
+        self._wire = WireReader.shared(url, WAIT, statement_seconds)
         self._released = False
 
     def _connect(self) -> contextlib.AbstractContextManager[psycopg.Connection[Any]]:
@@ -113,7 +122,7 @@ class PostgresReleases:
             return store
         with self._lock:
             return self._stores.setdefault(
-                version, PostgresStore(self._url, self._refresh, version)
+                version, PostgresStore(self._url, self._refresh, version, self._statement_seconds)
             )
 
     def stamp(self) -> str:

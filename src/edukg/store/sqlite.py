@@ -17,6 +17,7 @@ import orjson
 from edukg.model.embedding import ROW_BYTES
 from edukg.store.base import (
     CASE_EDGES,
+    STATEMENT_SECONDS,
     Candidates,
     DataInfo,
     Edge,
@@ -33,7 +34,6 @@ log = logging.getLogger("edukg.store")
 # Seconds one read of the store (all its statements) may run: a runaway statement is
 # interrupted and the request answered 503, as PostgreSQL's statements are after their
 # deadline (docs/security.md).
-STATEMENT_SECONDS = 5.0
 _PROGRESS_STEPS = 1_000  # virtual-machine steps between looks at the clock (microseconds)
 
 

@@ -25,7 +25,7 @@ from urllib.parse import quote
 
 import orjson
 
-from edukg.store.base import DATA_VERSION, ChangeStore, Release, ReleaseError
+from edukg.store.base import DATA_VERSION, STATEMENT_SECONDS, ChangeStore, Release, ReleaseError
 from edukg.store.sqlite import SqliteStore
 from edukg.store.sqlite_changes import SqliteChanges
 from edukg.store.sqlite_vectors import content_of, remove_unused, vectors_path
@@ -142,8 +142,9 @@ def remove_unkept(db: Path, also: set[str]) -> None:
 class SqliteReleases:
     """The releases kept beside one SQLite file, and a store for each."""
 
-    def __init__(self, db: str) -> None:
+    def __init__(self, db: str, statement_seconds: float = STATEMENT_SECONDS) -> None:
         self._db = Path(db)
+        self._statement_seconds = statement_seconds
         self._stores: dict[str, SqliteStore] = {}
         self._metas: dict[tuple[int, int], dict[str, str]] = {}  # (inode, mtime) -> meta
         self._lock = threading.Lock()
@@ -204,7 +205,11 @@ class SqliteReleases:
                 self._pruner = threading.Thread(target=self._prune, daemon=True,
                                                 name="edukg-releases")  # fmt: skip
                 self._pruner.start()
-            return self._stores.setdefault(version, SqliteStore(str(path), home=str(self._db)))
+            return self._stores.setdefault(
+                version,
+                SqliteStore(str(path), home=str(self._db),
+                            statement_seconds=self._statement_seconds),
+            )  # fmt: skip
 
     def _prune(self) -> None:
         """Let go of the stores of releases dropped by any process, within PRUNE_SECONDS:
