@@ -22,7 +22,12 @@ from edukg.ingest.index import index
 from edukg.store import open_key_store
 from tests.support import BASE, CONTRACT, SAMPLE, ServerThread, contract_schema
 
+# The store contract, and tests that ask for `fresh_db` or `any_demo_db`, run on both backends.
 BACKENDS = ["sqlite", "postgres"]
+# The HTTP suite runs on SQLite; the store contract suite proves PostgreSQL answers alike,
+# and test_scaleout runs every operation on both and compares the bytes.
+# EDUKG_HTTP_BACKENDS=sqlite,postgres runs the whole HTTP suite on both.
+HTTP_BACKENDS = os.environ.get("EDUKG_HTTP_BACKENDS", "sqlite").split(",")
 PG_ADMIN = os.environ.get("EDUKG_TEST_PG", "postgresql://postgres@127.0.0.1:5432/postgres")
 REDIS_URL = os.environ.get("EDUKG_TEST_REDIS", "redis://127.0.0.1:6379/0")  # /N: its db
 # Test databases are named PREFIX_<pid>_<random>_<purpose>, and all dropped at the end.
@@ -93,18 +98,34 @@ def _db_for(
     return str(tmp.mktemp(purpose) / "edukg.db")
 
 
-@pytest.fixture(scope="session", params=BACKENDS)
+_DEMO_DBS: dict[str, str] = {}
+
+
+def _demo_db(backend: str, tmp: pytest.TempPathFactory, request: pytest.FixtureRequest) -> str:
+    """The demo database of one backend, built once per run whichever fixture asks."""
+    if backend not in _DEMO_DBS:
+        db = _db_for(backend, "demo", tmp, request)
+        build_demo(db)
+        index(db)  # search on the demo is hybrid; the sample stays lexical (no index)
+        _DEMO_DBS[backend] = db
+    return _DEMO_DBS[backend]
+
+
+@pytest.fixture(scope="session", params=HTTP_BACKENDS)
 def demo_db(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> str:
-    """A database holding the demo graph, on each backend."""
-    db = _db_for(request.param, "demo", tmp_path_factory, request)
-    build_demo(db)
-    index(db)  # search on the demo is hybrid; the sample stays lexical (no index)
-    return db
+    """A database holding the demo graph (SQLite unless EDUKG_HTTP_BACKENDS says more)."""
+    return _demo_db(request.param, tmp_path_factory, request)
 
 
 @pytest.fixture(scope="session", params=BACKENDS)
+def any_demo_db(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> str:
+    """The demo graph on each backend: for tests whose point is that both answer alike."""
+    return _demo_db(request.param, tmp_path_factory, request)
+
+
+@pytest.fixture(scope="session", params=HTTP_BACKENDS)
 def sample_db(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> str:
-    """A database holding ../shared/data/kg-sample (skips when it is absent), on each backend."""
+    """A database holding ../shared/data/kg-sample (skips when it is absent)."""
     if not (SAMPLE / "nodes.jsonl").is_file():
         pytest.skip(f"the real export sample is not at {SAMPLE}")
     db = _db_for(request.param, "sample", tmp_path_factory, request)
@@ -170,6 +191,12 @@ def _serve(db: str) -> Iterator[Api]:
 def demo(demo_db: str) -> Iterator[Api]:
     """A server over the demo graph."""
     yield from _serve(demo_db)
+
+
+@pytest.fixture(scope="session")
+def any_demo(any_demo_db: str) -> Iterator[Api]:
+    """A server over the demo graph, on each backend."""
+    yield from _serve(any_demo_db)
 
 
 @pytest.fixture(scope="session")

@@ -83,7 +83,7 @@ def test_keys_list_shows_whole_names_and_json(tmp_path: Path) -> None:
     assert name in table.stdout
     rows = [orjson.loads(x) for x in edukg("keys", "list", "--json", "--db", db).stdout.split()]
     assert [r["name"] for r in rows] == [name]
-    assert set(rows[0]) == {"name", "createdAt", "last4", "revokedAt", "rate", "burst"}
+    assert set(rows[0]) == {"name", "createdAt", "last4", "revokedAt", "rate", "burst", "metrics"}
 
 
 def test_db_before_or_after_the_command_and_no_files_made_for_a_typo(tmp_path: Path) -> None:

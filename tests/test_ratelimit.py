@@ -106,6 +106,7 @@ def test_default_limit_applies_to_keys_without_their_own(
     build_demo(db)
     keys = open_key_store(db)
     key = keys.create("plain")
+    watcher = keys.create("watcher")  # keyed health is rate limited too: ask with another key
     keys.close()
     server = ServerThread(EdukgApp(Settings(db=db, rate=0.5, burst=1))).start()
     try:
@@ -114,7 +115,7 @@ def test_default_limit_applies_to_keys_without_their_own(
         url = f"{server.url}{BASE}/standards-frameworks"
         assert httpx.get(url, headers={"x-api-key": key}).status_code == 200
         assert httpx.get(url, headers={"x-api-key": key}).status_code == 429
-        health = httpx.get(f"{server.url}/healthz", headers={"x-api-key": key}).json()
+        health = httpx.get(f"{server.url}/healthz", headers={"x-api-key": watcher}).json()
         assert health["details"]["rateLimiter"]["backend"] == "memory"
     finally:
         server.stop()
@@ -125,6 +126,7 @@ def test_api_keeps_serving_when_redis_is_down(demo_db: str) -> None:
 
     keys = open_key_store(demo_db)
     key = keys.create(fresh_key(), rate=0.1, burst=1)
+    watcher = keys.create(fresh_key())  # keyed health is rate limited too: ask with another key
     keys.close()
     app = EdukgApp(Settings(db=demo_db, refresh=0, redis="redis://127.0.0.1:1/0"))
     server = ServerThread(app).start()
@@ -133,7 +135,7 @@ def test_api_keeps_serving_when_redis_is_down(demo_db: str) -> None:
         # Redis cannot count: this process limits on its own, and keeps serving.
         statuses = [httpx.get(url, headers={"x-api-key": key}).status_code for _ in range(3)]
         assert statuses == [200, 429, 429]
-        health = httpx.get(f"{server.url}/healthz", headers={"x-api-key": key}).json()
+        health = httpx.get(f"{server.url}/healthz", headers={"x-api-key": watcher}).json()
         assert health["details"]["rateLimiter"]["ok"] is False
     finally:
         server.stop()

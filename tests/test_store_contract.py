@@ -37,8 +37,8 @@ from edukg.store.base import (
 
 
 @pytest.fixture
-def store(demo_db: str) -> Iterator[Store]:
-    opened = open_store(demo_db, refresh=0)
+def store(any_demo_db: str) -> Iterator[Store]:
+    opened = open_store(any_demo_db, refresh=0)
     yield opened
     opened.close()
 
@@ -176,8 +176,8 @@ def test_matching_by_code_text_and_filters(store: Store) -> None:
     assert words and all("fraction" in orjson.loads(doc)["description"].lower() for _, doc in words)
 
 
-def test_keys_create_verify_list_revoke(demo_db: str) -> None:
-    keys = open_key_store(demo_db)
+def test_keys_create_verify_list_revoke(any_demo_db: str) -> None:
+    keys = open_key_store(any_demo_db)
     try:
         name = f"contract-{secrets.token_hex(4)}"
         key = keys.create(name, rate=2.0, burst=5)

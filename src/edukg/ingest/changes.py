@@ -18,7 +18,7 @@ import orjson
 
 from edukg.ingest.normalize import typed
 from edukg.store import ChangeStore, Releases, Store
-from edukg.store.base import ChangeRow, pair_name
+from edukg.store.changes_base import ChangeRow, pair_name
 
 _BATCH = 5000
 _ENDS_BATCH = 500  # relationship changes whose ends are read at once

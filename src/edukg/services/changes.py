@@ -15,7 +15,8 @@ import orjson
 from edukg.model.errors import ServiceUnavailableError
 from edukg.services.graph import Page
 from edukg.services.releases import pinned_store
-from edukg.store.base import ChangeFilter, ChangeStore, Releases, pair_name
+from edukg.store.base import Releases
+from edukg.store.changes_base import ChangeFilter, ChangeStore, pair_name
 
 RETRY_AFTER = 5  # seconds a client waits for a pair being computed
 

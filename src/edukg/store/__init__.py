@@ -11,8 +11,6 @@ from pathlib import Path
 
 from edukg.store.base import (
     STATEMENT_SECONDS,
-    ChangeFilter,
-    ChangeStore,
     DataInfo,
     Indexer,
     KeyInfo,
@@ -24,6 +22,7 @@ from edukg.store.base import (
     Row,
     Store,
 )
+from edukg.store.changes_base import ChangeFilter, ChangeStore
 
 # Seconds a server's look at its SQLite files (the data file's identity, the key file's
 # data_version) holds: a look is a system call and a statement, too dear for every cache

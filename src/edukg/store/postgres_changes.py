@@ -11,7 +11,7 @@ from typing import Any
 import orjson
 import psycopg
 
-from edukg.store.base import STALE_CLAIM, ChangeFilter, ChangeRow, unkept
+from edukg.store.changes_base import STALE_CLAIM, ChangeFilter, ChangeRow, unkept
 from edukg.store.pg_common import LazyPool, ensure_meta
 from edukg.store.shared import changes_sql
 

@@ -7,7 +7,6 @@ import hashlib
 from typing import Any
 
 from edukg.store.base import (
-    ChangeFilter,
     Linked,
     Listed,
     Matching,
@@ -16,6 +15,7 @@ from edukg.store.base import (
     Query,
     Search,
 )
+from edukg.store.changes_base import ChangeFilter
 
 # Built after the bulk insert: one pass per index is cheaper than growing them row by row.
 INDEXES = """

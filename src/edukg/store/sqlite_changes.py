@@ -10,7 +10,7 @@ from pathlib import Path
 
 import orjson
 
-from edukg.store.base import STALE_CLAIM, ChangeFilter, ChangeRow, unkept
+from edukg.store.changes_base import STALE_CLAIM, ChangeFilter, ChangeRow, unkept
 from edukg.store.shared import changes_sql
 
 _SCHEMA = """

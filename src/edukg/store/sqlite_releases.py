@@ -25,7 +25,8 @@ from urllib.parse import quote
 
 import orjson
 
-from edukg.store.base import DATA_VERSION, STATEMENT_SECONDS, ChangeStore, Release, ReleaseError
+from edukg.store.base import DATA_VERSION, STATEMENT_SECONDS, Release, ReleaseError
+from edukg.store.changes_base import ChangeStore
 from edukg.store.sqlite import SqliteStore
 from edukg.store.sqlite_changes import SqliteChanges
 from edukg.store.sqlite_vectors import content_of, remove_unused, vectors_path

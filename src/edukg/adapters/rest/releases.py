@@ -10,7 +10,7 @@ from edukg.adapters.rest.base import RELEASES, Call, Operation, ref
 from edukg.adapters.schemas import page_schema
 from edukg.model.shapes import ChangeKind, RecordType
 from edukg.services import releases as service
-from edukg.store.base import ChangeFilter
+from edukg.store.changes_base import ChangeFilter
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
