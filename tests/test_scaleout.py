@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import base64
 import os
 import secrets
 import subprocess
@@ -13,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import orjson
 import pytest
 
 from edukg.adapters.config import Settings
@@ -24,84 +22,14 @@ from edukg.cli import build_demo
 from edukg.ingest.builder import load
 from edukg.ingest.demo import (
     demo_case_uuid,
-    demo_framework_case_uuid,
     demo_lines,
-    demo_node_id,
-    demo_skill_id,
 )
 from edukg.ingest.index import index
 from tests.conftest import RUN, Api, error_of
+from tests.every_operation import BY_MEANING, LOAD_TIMED, RANKED, REQUESTS, unsigned
 from tests.support import BASE, ServerThread
 from tests.test_cli import free_port, stop, wait_for
 from tests.test_load import write_export
-
-MS = demo_framework_case_uuid("ms-math")
-VT = demo_framework_case_uuid("vt-math")
-STD = demo_case_uuid("ms-math", "4.NF.A.1")
-SKILLS = demo_skill_id("skills")
-# Every operation of the API, with demo values that find records. `{component}` is
-# filled from the data (learning component identifiers are the loader's own).
-REQUESTS = [
-    ("/standards-frameworks", {"includeNonCurrent": "true"}),
-    ("/academic-standards", {"standardsFrameworkCaseIdentifierUUID": MS, "limit": "7"}),
-    ("/academic-standards", {"standardsFrameworkCaseIdentifierUUID": MS, "gradeLevel": "4"}),
-    (f"/academic-standards/{STD}", {}),
-    (f"/academic-standards/{demo_case_uuid('ms-math', '3.NF.A')}/children", {}),
-    (f"/academic-standards/{demo_case_uuid('ms-math', '4.NF.B.3.a')}/prerequisites", {}),
-    (f"/academic-standards/{demo_case_uuid('ms-math', '3.NF.A.1')}/builds-towards", {}),
-    (f"/academic-standards/{demo_case_uuid('ms-math', '3.NF.A.2')}/related-standards", {}),
-    (f"/academic-standards/{demo_case_uuid('ms-math', '4.NF.A.2')}/crosswalks", {}),
-    (f"/academic-standards/{demo_case_uuid('ms-math', '3.NF.A.1')}/learning-components", {}),
-    (f"/academic-standards/{demo_case_uuid('ms-math', '4.NF.B.3.a')}/ancestors", {}),
-    (f"/academic-standards/{STD}/lessons", {}),
-    (f"/academic-standards/{STD}/activities", {}),
-    (f"/academic-standards/{STD}/assessments", {}),
-    ("/academic-standards/search", {"statementCode": "3.NF.A.1"}),
-    ("/durable-skills/search", {"statementCode": "COL.1"}),
-    ("/learning-components", {"academicSubject": "Mathematics", "limit": "5"}),
-    ("/learning-components/{component}", {}),
-    ("/courses", {"curriculumId": "demo"}),
-    (f"/courses/{demo_node_id('course')}/scope-and-sequence", {"view": "full"}),
-    (f"/lesson-groupings/{demo_node_id('unit1')}", {}),
-    (f"/lessons/{demo_node_id('lesson3')}", {}),
-    (f"/lessons/{demo_node_id('lesson3')}/activities", {"limit": "2"}),
-    (f"/lessons/{demo_node_id('lesson3')}/standards", {}),
-    (f"/activities/{demo_node_id('lesson3-activity1')}/standards", {}),
-    (f"/assessments/{demo_node_id('lesson3-practice')}/standards", {}),
-    ("/assessments", {"courseId": demo_node_id("course")}),
-    ("/curriculums/demo/dependency-map", {}),
-    ("/durable-skills-frameworks", {}),
-    ("/durable-skills", {"frameworkIdentifier": SKILLS, "limit": "4"}),
-    (f"/durable-skills/{demo_skill_id('COL')}", {}),
-    (f"/durable-skills/{demo_skill_id('COL')}/children", {}),
-    ("/academic-standards/00000000-0000-4000-8000-000000000000", {}),
-    ("/changes", {"from": "demo", "to": "demo"}),
-    ("/changes/summary", {"from": "demo", "to": "demo"}),
-    (
-        f"/academic-standards/{demo_case_uuid('vt-math', 'M.3.NF.1')}/crosswalks",
-        {"includeDerived": "true"},
-    ),
-    (
-        "/framework-crosswalks",
-        {"sourceFrameworkCaseIdentifierUUID": VT, "targetFrameworkCaseIdentifierUUID": MS},
-    ),
-    (
-        "/framework-crosswalks/summary",
-        {"sourceFrameworkCaseIdentifierUUID": VT, "targetFrameworkCaseIdentifierUUID": MS},
-    ),
-    ("/curriculums/demo/coverage", {"standardsFrameworkCaseIdentifierUUID": VT}),
-    ("/curriculums/demo/coverage/summary", {"standardsFrameworkCaseIdentifierUUID": VT}),
-]
-# Ranked by words, each backend's own full-text ranking (BM25 against ts_rank_cd): the
-# one documented difference (docs/deployment.md). Compared by status and shape.
-RANKED = [("/learning-components/search", {"query": "fractions"})]
-# Each database's own load time: compared with it set aside.
-LOAD_TIMED: list[tuple[str, dict[str, str]]] = [("/data-versions", {})]
-# Ranked by meaning over the same vectors: the same standards in the same order.
-BY_MEANING: list[tuple[str, dict[str, Any]]] = [
-    (f"/academic-standards/{STD}/similar", {"jurisdiction": "Vermont"}),
-    ("/alignments", {"text": "Add fractions. Tell time to the minute.", "jurisdiction": "Vermont"}),
-]
 
 
 @pytest.fixture(scope="module")
@@ -191,24 +119,14 @@ def test_backends_answer_byte_for_byte_alike(
     if one.status_code == 200:
         # Cursors are signed with each deployment's own secret (kept with its keys):
         # the same cursor payload, a different signature.
-        assert _unsigned(one.content) == _unsigned(two.content)
+        assert unsigned(one.content) == unsigned(two.content)
         body = one.json()
         cursor = body.get("pagination", {}).get("nextCursor") if isinstance(body, dict) else None
         if cursor:  # and the next page too
             pg_cursor = two.json()["pagination"]["nextCursor"]
-            assert _unsigned(sqlite.get(path, **params, cursor=cursor).content) == _unsigned(
+            assert unsigned(sqlite.get(path, **params, cursor=cursor).content) == unsigned(
                 pg.get(path, **params, cursor=pg_cursor).content
             )
-
-
-def _unsigned(body: bytes) -> bytes:
-    """A body with its cursor's signature taken out (what is left is byte for byte)."""
-    decoded = orjson.loads(body)
-    cursor = decoded.get("pagination", {}).get("nextCursor") if isinstance(decoded, dict) else None
-    if not cursor:
-        return body
-    raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
-    return body.replace(cursor.encode(), base64.urlsafe_b64encode(raw[16:]))
 
 
 def test_database_unreachable_is_503(tmp_path: Path) -> None:
