@@ -18,6 +18,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
+from edukg.app.http import Representation  # noqa: E402
 from edukg.app.responses import ResponseCache  # noqa: E402
 
 
@@ -40,7 +41,8 @@ def main() -> int:
         headers = [(b"content-type", b"application/json"), (b"x-data-version", b"1.11.0"),
                    (b"etag", tag), (b"cache-control", b"private, max-age=60"),
                    (b"vary", b"Accept-Encoding")]  # fmt: skip
-        cache.put(tag, b'{"data":[],"pagination":{"limit":%d}}' % n + b" " * 60, headers)
+        body = b'{"data":[],"pagination":{"limit":%d}}' % n + b" " * 60
+        cache.put(tag, Representation(body, headers, tag))
     grown = rss_mb() - before
     status = cache.status()
     print(

@@ -16,6 +16,7 @@ from edukg.adapters.params import parse_values
 from edukg.adapters.rest import OPERATIONS
 from edukg.app import caching
 from edukg.app.caching import GZIP_LEVEL, GZIP_TAG
+from edukg.app.http import Representation
 from edukg.app.responses import ResponseCache
 from edukg.cli import build_demo
 from edukg.ingest.builder import load
@@ -195,7 +196,7 @@ def test_the_cache_counts_what_entries_really_cost() -> None:
             tag = b'"%032x"' % n
             headers = [(b"content-type", b"application/json"), (b"etag", tag),
                        (b"x-data-version", b"1.11.0")]  # fmt: skip
-            cache.put(tag, b'{"data":[],"n":%d}' % n, headers)
+            cache.put(tag, Representation(b'{"data":[],"n":%d}' % n, headers, tag))
         used = tracemalloc.get_traced_memory()[0] - base
     finally:
         tracemalloc.stop()
@@ -207,11 +208,13 @@ def test_the_response_cache_holds_what_its_budget_counts() -> None:
     # In a process of its own, so the figure is this cache's alone.
     program = """
 import resource, orjson
+from edukg.app.http import Representation
 from edukg.app.responses import ResponseCache
 cache = ResponseCache(32 << 20)
 before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 for i in range(200_000):
-    cache.put(str(i).encode(), orjson.dumps({"a": "x" * 500, "i": i}), [(b"etag", b"t")])
+    body = orjson.dumps({"a": "x" * 500, "i": i})
+    cache.put(str(i).encode(), Representation(body, [(b"etag", b"t")], b"t"))
 grown = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
 print(grown, cache.size / (1 << 20))
 """

@@ -225,6 +225,28 @@ def test_keys_etags_public_and_uris(provider: Callable[..., tuple[httpx.Client, 
                      f"{STANDARD_A}").status_code == 401  # fmt: skip
 
 
+def test_packages_come_gzipped_under_a_tag_of_their_own(
+    provider: Callable[..., tuple[httpx.Client, str]],
+) -> None:
+    client, _ = provider()
+    path = f"/ims/case/v1p1/CFPackages/{DOC}"
+    plain = client.get(path, headers={"accept-encoding": "identity"})
+    zipped = client.get(path, headers={"accept-encoding": "gzip"})
+    assert plain.status_code == zipped.status_code == 200
+    assert "content-encoding" not in plain.headers
+    assert zipped.headers["content-encoding"] == "gzip"
+    assert zipped.headers["vary"] == "Accept-Encoding, X-Data-Version"
+    assert int(zipped.headers["content-length"]) < len(plain.content)
+    assert zipped.content == plain.content  # httpx decodes it
+    # Two representations, two tags: each revalidates as itself.
+    assert plain.headers["etag"] != zipped.headers["etag"]
+    for response, encoding in ((plain, "identity"), (zipped, "gzip")):
+        again = client.get(
+            path, headers={"accept-encoding": encoding, "if-none-match": response.headers["etag"]}
+        )
+        assert again.status_code == 304 and "content-encoding" not in again.headers
+
+
 def _pairs(package: dict[str, Any]) -> set[tuple[str, str, str]]:
     return {
         (a["associationType"], a["originNodeURI"]["identifier"],

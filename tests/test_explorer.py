@@ -248,3 +248,15 @@ def test_not_found_icon_narrow_pages_and_readable_boxes(browser: object, sample:
     shot(p, "standard-narrow", "sample")
     assert missing == [], missing  # no favicon.ico 404, nothing else missing
     context.close()
+
+
+def test_the_explorer_and_the_document_come_gzipped_to_who_asks(demo: Api) -> None:
+    for path in ("/explore", "/openapi.json"):
+        plain = demo.http.get(path, headers={"accept-encoding": "identity"})
+        zipped = demo.http.get(path, headers={"accept-encoding": "gzip"})
+        assert plain.status_code == zipped.status_code == 200
+        assert "content-encoding" not in plain.headers
+        assert zipped.headers["content-encoding"] == "gzip"
+        assert zipped.headers["vary"] == "Accept-Encoding"
+        assert int(zipped.headers["content-length"]) < len(plain.content)
+        assert zipped.content == plain.content  # httpx decodes it

@@ -5,12 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from edukg.adapters.config import Settings
+from edukg.app.http import Headers
 from edukg.app.ratelimit import Decision, Limiter
 from edukg.model.errors import AuthenticationError, RateLimitError
 from edukg.store import KeyStore
 from edukg.store.base import Principal, StoreUnavailable
 
-Headers = list[tuple[bytes, bytes]]
 Scope = dict[str, Any]
 Head = dict[bytes, bytes]  # exchange.read_head
 

@@ -16,8 +16,6 @@ from typing import Any
 
 import orjson
 
-Headers = list[tuple[bytes, bytes]]
-
 # Measured by bench/compression.py (docs/benchmarks.md): below 1 KiB a body saves a few
 # hundred bytes for 7-9 µs; level 1 comes within 3% of level 9's size on these JSON
 # bodies at half the time of level 5 and a quarter of level 9's on a page of 100.

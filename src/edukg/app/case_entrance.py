@@ -24,11 +24,13 @@ from edukg.adapters.case.objects import Place
 from edukg.adapters.case.provider import COLLECTIONS, EXPENSIVE, CaseRequest, answer
 from edukg.adapters.config import Settings
 from edukg.app import caching
-from edukg.app.entrance import Entrance, KeyRule, Later
-from edukg.app.exchange import Answer, Exchange
+from edukg.app.entrance import Entrance, KeyRule, Later, Reply
+from edukg.app.exchange import Exchange
+from edukg.app.http import JSON, Answer, Headers, Representation
 from edukg.app.memory import released
 from edukg.app.pipeline import guarded
 from edukg.app.requests import SEARCH_COST, query_of
+from edukg.app.respond import Policy, names_tag, tag_encoding, with_encoding
 from edukg.app.workpool import Busy, WorkPool
 from edukg.model.errors import ApiError, RateLimitError
 from edukg.model.lru import ByteLru
@@ -39,25 +41,41 @@ CASE_PATH = "/ims/case"
 VERSIONS = ("v1p1", "v1p0")
 
 
-def _request(path: str) -> tuple[str, CaseRequest]:
-    """(version, request) for a CASE path, or a 404 CaseError."""
+@dataclass(frozen=True, slots=True)
+class CaseRead:
+    """What the CASE checks made of a request: the path's CASE version and the read."""
+
+    version: str
+    request: CaseRequest
+
+
+def _read_of(ex: Exchange) -> CaseRead:
+    parsed = ex.parsed
+    assert isinstance(parsed, CaseRead)  # the screen made it
+    return parsed
+
+
+def _request(path: str) -> CaseRead:
+    """The read a CASE path asks for, or a 404 CaseError."""
     parts = path[len(CASE_PATH) :].strip("/").split("/")
     if len(parts) not in (2, 3) or parts[0] not in VERSIONS or parts[1] not in COLLECTIONS:
         raise CaseError(404, "unknownobject", f"Nothing at {path[:200]}.")
     if len(parts) == 2 and parts[1] != "CFDocuments":
         raise CaseError(404, "unknownobject", f"{parts[1]} are read one at a time: add the id.")
-    return parts[0], CaseRequest(parts[1], parts[2] if len(parts) == 3 else None, {})
+    return CaseRead(parts[0], CaseRequest(parts[1], parts[2] if len(parts) == 3 else None, {}))
 
 
 @dataclass(slots=True, eq=False)
 class _Build(Later):
-    """A CASE answer to build: its tag (the key it is kept by), pool and work."""
+    """A CASE answer to build (or to compress): the key it is kept by, its pool and work,
+    and the representation it becomes."""
 
-    tag: bytes
+    key: bytes
     pool: WorkPool | None
     build: Callable[[], bytes]
-    headers: list[tuple[bytes, bytes]]
-    matched: bool  # If-None-Match was `*`: a 304 once the answer is found
+    headers: Headers
+    tag: bytes  # the representation's ETag
+    gzip: bool  # the client accepts gzip
 
 
 class CaseAnswers:
@@ -78,10 +96,10 @@ class CaseAnswers:
         )
         self._building: dict[bytes, asyncio.Future[bytes]] = {}
         self.builds = 0
-        self._cache_control = f"private, max-age={settings.cache_max_age}".encode()
         self.entrance = Entrance(
             "case", self.answer, key=KeyRule.CASE, screen=_screen, prepare=_prepare,
             finish=self.finish, refuse=_refuse, method_refusal="{method} is not allowed: read-only.",
+            policy=Policy.private(settings.cache_max_age, b"Accept-Encoding, X-Data-Version"),
         )  # fmt: skip
 
     def status(self) -> dict[str, object]:
@@ -97,39 +115,47 @@ class CaseAnswers:
         """Stop the keyless pool's threads."""
         self.keyless_work.close()
 
-    def answer(self, ex: Exchange) -> Answer | Later:
+    def answer(self, ex: Exchange) -> Reply | Later:
         """A 304 or a kept answer at once; else the build (`finish`)."""
-        version, request = ex.parsed
+        read = _read_of(ex)
+        request = read.request
         store = ex.store or self.store
         info = service.loaded(store)
-        place = Place(self.settings.public_url, version, info.loaded_at)
+        place = Place(self.settings.public_url, read.version, info.loaded_at)
         values = {"id": request.sourced_id, "query": request.query}
-        tag = caching.etag(f"{info.data_version}/{info.content_id}",
-                           f"case:{version}:{request.collection}", values, b"")  # fmt: skip
-        headers = [_JSON, (b"etag", tag), (b"x-data-version", info.data_version.encode()),
-                   (b"cache-control", self._cache_control), _VARY]  # fmt: skip
-        # Only a 200 becomes a 304. A tag of this request was issued only on a 200 of it
-        # (an error of the same request errs every time), so a named tag needs no lookup;
-        # `*` names none, so the answer is found first.
-        condition = ex.head.get(b"if-none-match")
-        matched = condition is not None and caching.matches(condition, tag)
-        if condition is not None and caching.names(condition, tag):
-            return 304, b"", [h for h in headers if h[0] != b"content-type"]
-        kept = self.answers.get(tag)
+        data, operation = (
+            f"{info.data_version}/{info.content_id}",
+            f"case:{read.version}:{request.collection}",
+        )
+        key = caching.etag(data, operation, values, b"")  # what the answer is kept by
+        gz = caching.wants_gzip(ex.head.get(b"accept-encoding"))
+        tag = caching.etag(data, operation, values, tag_encoding(gz))
+        headers = [JSON, (b"etag", tag), (b"x-data-version", info.data_version.encode())]
+        # A tag of this request was issued only on a 200 of it (an error of the same
+        # request errs every time), so a named tag needs no lookup.
+        if names_tag(ex, tag):
+            return 304, b"", headers[1:]
+        kept = self.answers.get(key)
         if kept is not None:
-            return (304, b"", headers[1:]) if matched else (200, kept, headers)
+            if not gz or len(kept) < caching.GZIP_MIN_BYTES:
+                return Representation(kept, headers, tag)
+            zipped = self.answers.get(key + _GZIP)
+            if zipped is not None:
+                return Representation(zipped, with_encoding(headers, True), tag)
         expensive = request.collection in EXPENSIVE
         pool = (self.keyless_work if ex.keyless else self.work) if expensive else self.io
-        return _Build(tag, pool, lambda: released(b"".join(answer(store, place, request))),
-                      headers, matched)  # fmt: skip
+        return _Build(key, pool, lambda: released(b"".join(answer(store, place, request))),
+                      headers, tag, gz)  # fmt: skip
 
-    async def finish(self, ex: Exchange, later: Later) -> Answer:
-        """Build the answer once, however many requests ask for it meanwhile."""
+    async def finish(self, ex: Exchange, later: Later) -> Representation:
+        """Build the answer once, however many requests ask for it meanwhile; compress it
+        once for the clients that accept gzip."""
         todo: Any = later
-        body = await self._built(todo.tag, todo.pool, lambda: guarded(ex, todo.build))
-        if todo.matched:
-            return 304, b"", todo.headers[1:]
-        return 200, body, todo.headers
+        body = await self._built(todo.key, todo.pool, lambda: guarded(ex, todo.build))
+        if not todo.gzip or len(body) < caching.GZIP_MIN_BYTES:
+            return Representation(body, todo.headers, todo.tag)
+        zipped = await self._built(todo.key + _GZIP, todo.pool, lambda: caching.compress(body))
+        return Representation(zipped, with_encoding(todo.headers, True), todo.tag)
 
     async def _built(self, tag: bytes, pool: WorkPool | None, build: Callable[[], bytes]) -> bytes:
         """The answer under `tag`: kept, being built (then awaited), or built here."""
@@ -144,7 +170,7 @@ class CaseAnswers:
                 return await asyncio.shield(building)
         future: asyncio.Future[bytes] = asyncio.get_running_loop().create_future()
         self._building[tag] = future
-        self.builds += 1
+        self.builds += not tag.endswith(_GZIP)  # answers built, not their compressions
         try:
             body: bytes = await self._run(pool, build)
         except Exception as exc:
@@ -177,8 +203,10 @@ def _screen(ex: Exchange) -> None:
 
 
 def _prepare(ex: Exchange) -> int:
-    version, request = ex.parsed
-    ex.parsed = version, CaseRequest(request.collection, request.sourced_id, query_of(ex.scope))
+    read = _read_of(ex)
+    request = read.request
+    query = query_of(ex.scope)
+    ex.parsed = CaseRead(read.version, CaseRequest(request.collection, request.sourced_id, query))
     return SEARCH_COST if request.collection in EXPENSIVE else 1
 
 
@@ -191,10 +219,9 @@ def _refuse(exc: ApiError, ex: Exchange) -> Answer:
         if isinstance(exc, Busy):
             minor = "server_busy"
         exc = CaseError(status, minor, exc.message)
-    return exc.status, status_info(exc.minor, exc.description, version), [_JSON]
+    return exc.status, status_info(exc.minor, exc.description, version), [JSON]
 
 
 _MINOR = {401: "unauthorised_request", 404: "unknownobject", 405: "forbidden",
           429: "server_busy", 503: "server_busy"}  # fmt: skip
-_JSON = (b"content-type", b"application/json")
-_VARY = (b"vary", b"X-Data-Version")
+_GZIP = b":gzip"  # the key of an answer's gzip body, beside its own

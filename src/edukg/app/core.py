@@ -32,6 +32,7 @@ from edukg.app.mcp_entrance import MCP_PATH, McpAnswers
 from edukg.app.metrics import Metrics
 from edukg.app.pipeline import Pipeline
 from edukg.app.ratelimit import Limiter, MemoryLimiter, RedisLimiter
+from edukg.app.respond import Responder
 from edukg.app.responses import ResponseCache
 from edukg.app.routing import Router
 from edukg.app.workpool import WorkPool
@@ -97,20 +98,16 @@ class EdukgApp:
         self.api = ApiAnswers(self.store, self.releases, self.changes, self.keys,
                               self.responses, self.work, settings.cache_max_age)  # fmt: skip
         self.case = CaseAnswers(settings, self.store, self.work, self.io)
-        self.mcp = McpAnswers(
-            settings,
-            streamable_http_app(self.mcp_server),
-            self.work,
-            lambda ex, status: self.pipeline.record(ex, status),  # noqa: PLW0108 - made later
-        )
+        respond = Responder(self.metrics, log)
+        self.mcp = McpAnswers(settings, streamable_http_app(self.mcp_server), self.work, respond)
         self.fixed = FixedRoutes(self.store, self.keys, self.access, self._details,
                                  Explorer(settings.base_path), settings.base_path,
                                  self.metrics)  # fmt: skip
         self.router = self._routes(settings.base_path)
         self.openapi = build_openapi(settings.base_path, OPERATIONS, self.router.documented)
         self.fixed.publish(self.openapi)
-        self.pipeline: Pipeline = Pipeline(self.router, self.access, self.releases, self.io, log,
-                                 self.metrics, self.api.reads)  # fmt: skip
+        self.pipeline = Pipeline(self.router, self.access, self.releases, self.io, respond,
+                                 self.api.reads)  # fmt: skip
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":

@@ -13,10 +13,14 @@ import enum
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
-from edukg.app.exchange import Answer, Exchange, Headers
+from edukg.app.exchange import Exchange
+from edukg.app.http import JSON, Answer, Headers, Representation
+from edukg.app.respond import PLAIN, Policy
 from edukg.model.errors import ApiError, error_response
 
-JSON = (b"content-type", b"application/json")
+# What an entrance answers: a whole answer, or a 200 with its tag (which the response
+# stage may turn into a 304).
+Reply = Answer | Representation
 READS = frozenset(("GET", "HEAD"))
 
 
@@ -49,23 +53,24 @@ class Entrance:
     `takes_body`, then the body (only once the key is known good) and `price` (parses
     the body; returns the request's whole cost, the rest of which is charged then);
     `answer`, the key's confirmation; then, when `answer` returned a `Later`, `finish`
-    off those stages.
+    off those stages; then the response stage (app/respond.py) under `policy`.
     """
 
     name: str
-    answer: Callable[[Exchange], Answer | Later]
+    answer: Callable[[Exchange], Reply | Later]
     key: KeyRule = KeyRule.REQUIRED
     methods: frozenset[str] = READS
     method_refusal: str = "{method} is not allowed here."
     allow: bytes = b"GET, HEAD"
     screen: Callable[[Exchange], None] | None = None
     prepare: Callable[[Exchange], int] | None = None
-    finish: Callable[[Exchange, Later], Awaitable[Answer | None]] | None = None
+    finish: Callable[[Exchange, Later], Awaitable[Reply | None]] | None = None
     refuse: Callable[[ApiError, Exchange], Answer] = api_refusal
     takes_body: bool = False  # a POST's body is read, after the key (POST operations, /mcp)
     price: Callable[[Exchange], int] | None = None  # the whole cost, once the body is read
     limited: bool = True  # the key's rate limit applies
     wants_key: bool = False  # OPTIONAL: look the key up even when no release is named
+    policy: Policy = PLAIN  # Cache-Control, Vary and compression of its answers
 
 
 def method_headers(entrance: Entrance) -> Headers:

@@ -8,15 +8,17 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from edukg.app.http import Headers
 from edukg.store.base import Principal, Store
+
+if TYPE_CHECKING:
+    from edukg.app.routing import Found
 
 Scope = dict[str, Any]
 Receive = Callable[[], Awaitable[dict[str, Any]]]
 Send = Callable[[dict[str, Any]], Awaitable[None]]
-Headers = list[tuple[bytes, bytes]]
-Answer = tuple[int, bytes, Headers]  # status, body, headers of a whole response
 
 
 # The request headers any stage reads: taken in one pass over the headers (with their
@@ -51,14 +53,14 @@ class Exchange:
     asks_for_release: bool = False  # it names a release (header or path prefix)
     release_by_path: str | None = None  # the release its /releases/X prefix named
     database_error: bool = False  # the database failed it (counted by metrics)
-    found: Any = None  # the route table's answer (routing.Found)
+    found: Found | None = None  # the route table's answer
     headers: Headers = field(default_factory=list)  # every response carries them (limits)
     principal: Principal | None = None  # the key's holder, once authenticated
     keyless: bool = False  # a keyless CASE request (serve --case-public)
     store: Store | None = None  # the release answering it; None: the current one
     body: bytes = b""  # a body read before the admission stages (POST operations)
     cost: int = 1  # tokens of the rate limit; above 1 it is expensive work
-    parsed: Any = None  # what the entrance's own checks made of the request
+    parsed: object = None  # what the entrance's own checks made of it (its own type)
 
     @property
     def method(self) -> str:

@@ -14,16 +14,17 @@ from edukg.adapters.explorer import EXPLORER_PATH, Explorer
 from edukg.adapters.openapi import HEALTH_PATH, READY_PATH
 from edukg.app.access import Access
 from edukg.app.entrance import Entrance, KeyRule
-from edukg.app.exchange import Answer, Exchange
+from edukg.app.exchange import Exchange
+from edukg.app.http import JSON, Answer
 from edukg.app.metrics import CONTENT_TYPE, Metrics
 from edukg.app.probes import IndexWatch, readiness
+from edukg.app.respond import Policy
 from edukg.app.routing import Handler, Router
 from edukg.model.errors import ForbiddenError, NotFoundError
 from edukg.services import graph as service
 from edukg.services import search as searching
 from edukg.store.base import KeyStore, Store
 
-_JSON = (b"content-type", b"application/json")
 _DAY = b"public, max-age=86400"
 _ALIGNMENT = {"hybrid": "semantic", "lexical": "lexical"}
 
@@ -61,7 +62,10 @@ class FixedRoutes:
         self.metrics = metrics
         self._openapi = b""
         self._docs: Answer = (404, b"", [])
-        self.plain = Entrance("fixed", self._handled, key=KeyRule.OPTIONAL, limited=False)
+        # The document, the docs page and the explorer's page and assets: compressed for
+        # a client that accepts gzip, each body once (app/respond.py).
+        self.plain = Entrance("fixed", self._handled, key=KeyRule.OPTIONAL, limited=False,
+                              policy=Policy(vary=b"Accept-Encoding", compress=True))  # fmt: skip
         # With a key, /healthz and /readyz show details: the key's rate limit applies then
         # (without one they are liveness and readiness probes, never limited).
         self.keyed = Entrance("fixed-keyed", self._handled, key=KeyRule.OPTIONAL,
@@ -79,7 +83,7 @@ class FixedRoutes:
 
     def _handled(self, ex: Exchange) -> Answer:
         """The answer of the route's own handler (a 404 when it has none for this path)."""
-        handler: Handler | None = ex.found.handler
+        handler: Handler | None = ex.found.handler if ex.found is not None else None
         answer = handler(ex) if handler is not None else None
         if answer is None:
             raise NotFoundError(f"Nothing at {ex.path}. The API lives under {self.base_path}/.")
@@ -95,7 +99,7 @@ class FixedRoutes:
             lambda _ex: (200, self.metrics.render(), [(b"content-type", CONTENT_TYPE)]),
         )
         router.fixed("/healthz", self.keyed, self.health, HEALTH_PATH)
-        router.fixed("/openapi.json", plain, lambda _ex: (200, self._openapi, [_JSON]))
+        router.fixed("/openapi.json", plain, lambda _ex: (200, self._openapi, [JSON]))
         router.fixed("/", plain, self.index)
         icon = [(b"content-type", self.explorer.icon.content_type), (b"cache-control", _DAY)]
         router.fixed("/favicon.ico", plain, lambda _ex: (200, self.explorer.icon.body, icon))
@@ -109,7 +113,7 @@ class FixedRoutes:
             "name": "edukg", "api": self.base_path, "docs": "/docs",
             "openapi": "/openapi.json", "explorer": EXPLORER_PATH, "health": "/healthz",
         })  # fmt: skip
-        return 200, body, [_JSON]
+        return 200, body, [JSON]
 
     def health(self, ex: Exchange) -> Answer:
         """Liveness for anyone; the details (limits, cache, search) for a valid key only."""
@@ -131,7 +135,7 @@ class FixedRoutes:
                 "alignment": {"ranking": _ALIGNMENT[searching.search_ranking(store)]},
             }
         body = orjson.dumps(health)
-        return 200, body, [_JSON, (b"x-data-version", info.data_version.encode())]
+        return 200, body, [JSON, (b"x-data-version", info.data_version.encode())]
 
     def ready(self, ex: Exchange) -> Answer:
         """Ready to take traffic: data loaded, its database reachable, keys reachable."""

@@ -11,8 +11,10 @@ from urllib.parse import urlsplit
 from edukg.adapters.config import Settings
 from edukg.adapters.mcp import REQUEST_STORE
 from edukg.app.entrance import Entrance, Later
-from edukg.app.exchange import Answer, Exchange
+from edukg.app.exchange import Exchange
+from edukg.app.http import Answer
 from edukg.app.requests import MCP_COST, mcp_cost
+from edukg.app.respond import Responder
 from edukg.app.workpool import WorkPool
 from edukg.model.errors import ForbiddenError
 
@@ -28,12 +30,12 @@ class McpAnswers:
         settings: Settings,
         mcp_app: Any,
         work: WorkPool,
-        record: Callable[[Exchange, int], None],
+        respond: Responder,
     ) -> None:
         self.settings = settings
         self._mcp_app = mcp_app
         self.work = work
-        self._record = record  # the pipeline's: metrics and the access log
+        self._respond = respond  # the SDK answers: the response stage records it
         self.entrance = Entrance(
             "mcp", lambda _ex: _LATER, screen=self._screen, prepare=lambda _ex: MCP_COST,
             finish=self.finish, methods=frozenset(("POST",)), allow=b"POST", takes_body=True,
@@ -51,17 +53,10 @@ class McpAnswers:
 
     async def finish(self, ex: Exchange, _later: Later) -> Answer | None:
         """Hand the request (its body read by the pipeline) to the SDK on a work-pool slot
-        of its key's share; None: the SDK has sent the answer (through the pipeline's log
-        and headers)."""
+        of its key's share; None: the SDK has sent the answer (through the response
+        stage's `passing`: the request's headers and its record)."""
         body = ex.body
-
-        async def logged_send(message: dict[str, Any]) -> None:
-            if message["type"] == "http.response.start":
-                message["headers"] = [*message.get("headers", []), *ex.headers,
-                                      (b"x-request-id", ex.request_id.encode())]  # fmt: skip
-                self._record(ex, message["status"])
-            await ex.send(message)
-
+        logged_send = self._respond.passing(ex)
         pinned = REQUEST_STORE.set(ex.store)
         try:
             async with self.work.slot(ex.owner):  # tool calls are expensive work too

@@ -19,14 +19,22 @@ from edukg.store.base import DataInfo, Store
 log = logging.getLogger("edukg")
 
 
+@dataclass(frozen=True, slots=True)
+class Parsed:
+    """What the API's checks made of a request: its operation and validated values (by
+    name, as the operation's parameter object, and as the digest the cache keys by)."""
+
+    op: Operation[Any]
+    values: dict[str, Any]
+    params: Any
+    digest: bytes
+
+
 @dataclass(slots=True, eq=False)
 class Pending(Later):
     """A validated data request whose response is still to be built."""
 
-    op: Operation[Any]
-    values: dict[str, Any]
-    params: Any  # the operation's parameter object
-    canon: bytes  # the digest of the values' canonical form (caching.digest)
+    parsed: Parsed  # the operation and its validated values
     ex: Exchange
     store: Store  # the release's
     info: DataInfo
@@ -41,7 +49,7 @@ def check_parsable(body: bytes, p: Pending) -> None:
     try:
         orjson.loads(body)
     except orjson.JSONDecodeError:
-        log.error("damaged stored data for %s %s", p.op.operation_id, p.values)
+        log.error("damaged stored data for %s %s", p.parsed.op.operation_id, p.parsed.values)
         raise ApiError(
             "The stored data for this request is damaged; the operator should reload it."
         ) from None

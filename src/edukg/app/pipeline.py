@@ -6,7 +6,9 @@
         entrance's prepare (cost) -> rate limit
     -> [a POST's body, once the key is good -> its price, the rest charged] ->
         answer (response cache, handler) -> key confirmation
-    -> [finish: expensive work, a body, a mounted app] -> send, then the access log
+    -> [finish: expensive work, a body, a mounted app]
+    -> the response stage (app/respond.py): the conditional GET, Cache-Control, Vary,
+       compression, the request's headers, the access record; then send
 
 Each stage is a small method over the request's `Exchange`; entrances (app/entrance.py)
 declare which checks apply to them and how their refusals are written. Database trouble
@@ -21,13 +23,13 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from edukg.app.access import Access
-from edukg.app.access_log import AccessLog
 from edukg.app.body import closes_connection, read_body
-from edukg.app.entrance import Entrance, KeyRule, Later, method_headers
-from edukg.app.exchange import Answer, Exchange, Receive, Scope, Send, read_head
-from edukg.app.metrics import Metrics
+from edukg.app.entrance import Entrance, KeyRule, Later, Reply, method_headers
+from edukg.app.exchange import Exchange, Receive, Scope, Send, read_head
+from edukg.app.http import Representation
 from edukg.app.pinning import pin, unpinned
 from edukg.app.requests import check_sizes
+from edukg.app.respond import Responder, conditional
 from edukg.app.routing import Router
 from edukg.app.workpool import RETRY_AFTER, Busy, WorkPool
 from edukg.model.errors import (
@@ -41,7 +43,6 @@ from edukg.store.base import Releases, StatementTimeout, StoreUnavailable
 
 log = logging.getLogger("edukg")
 T = TypeVar("T")
-_CHUNK = 1 << 18  # bytes per body message of a large answer
 
 
 class Pipeline:
@@ -53,16 +54,15 @@ class Pipeline:
         access: Access,
         releases: Releases,
         io: WorkPool | None,
-        log: AccessLog,
-        metrics: Metrics,
+        respond: Responder,
         fallback: Entrance,
     ) -> None:
         self.router = router
         self.access = access
         self.releases = releases
         self.io = io  # None: everything waits on local files, so stages run inline
-        self.log = log
-        self.metrics = metrics
+        self.respond = respond  # the response stage, which every answer leaves through
+        self.metrics = respond.metrics
         self.fallback = fallback  # what refuses a request before it is routed
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -73,9 +73,10 @@ class Pipeline:
         ex.asks_for_release = by_path is not None or b"x-data-version" in head
         entrance = self.fallback
         body_pending = False
+        answer: Reply | Later | None
         try:
-            ex.found = self.router.find(ex.path)
-            entrance = ex.found.entrance
+            found = ex.found = self.router.find(ex.path)
+            entrance = found.entrance
             body_pending = entrance.takes_body and ex.method == "POST"
             if body_pending:
                 confirm = await self.off_loop(ex, self._admit, ex, entrance)
@@ -98,8 +99,11 @@ class Pipeline:
                 refuser, exc = self.fallback, exc.refused
             answer = refuser.refuse(exc, ex)
             _refusal_headers(exc, ex, body_pending)
+        if isinstance(answer, Representation):
+            answer = conditional(ex, answer)
         if answer is not None:
-            await self.send(ex, send, answer)
+            assert not isinstance(answer, Later)
+            await self.respond.send(ex, send, answer, entrance.policy)
 
     def _admit(self, ex: Exchange, entrance: Entrance) -> bool:
         """The stages before any body is read; whether the key is still to be confirmed
@@ -125,11 +129,11 @@ class Pipeline:
         self._limit(ex, entrance)
         return confirm
 
-    def _admit_and_answer(self, ex: Exchange, entrance: Entrance) -> Answer | Later:
+    def _admit_and_answer(self, ex: Exchange, entrance: Entrance) -> Reply | Later:
         """Both, for a request without a body."""
         return self._answer(ex, entrance, self._admit(ex, entrance))
 
-    def _answer(self, ex: Exchange, entrance: Entrance, confirm: bool) -> Answer | Later:
+    def _answer(self, ex: Exchange, entrance: Entrance, confirm: bool) -> Reply | Later:
         """The price of what a body asks for (the rest of it charged), then the entrance's
         own answer, then the key's confirmation."""
         if entrance.price is not None and ex.method == "POST":
@@ -171,29 +175,6 @@ class Pipeline:
             return guarded(ex, stage, *args)
         return await self.io.run(lambda: guarded(ex, stage, *args))
 
-    async def send(self, ex: Exchange, send: Send, answer: Answer) -> None:
-        """Send one whole answer with the request's own headers, logged before it leaves
-        (so the line exists once a client has its answer)."""
-        status, body, headers = answer
-        headers = [*headers, *ex.headers, (b"x-request-id", ex.request_id.encode()),
-                   (b"content-length", str(len(body)).encode())]  # fmt: skip
-        self.record(ex, status)
-        await send({"type": "http.response.start", "status": status, "headers": headers})
-        if ex.method == "HEAD" or status == 304:
-            body = b""
-        for start in range(0, len(body) - _CHUNK, _CHUNK):  # a large body: a few messages
-            piece = body[start : start + _CHUNK]
-            await send({"type": "http.response.body", "body": piece, "more_body": True})
-        await send({"type": "http.response.body", "body": body[_last_chunk(len(body)) :]})
-
-    def record(self, ex: Exchange, status: int) -> None:
-        """The request's figures and its access-log line, as its answer leaves."""
-        metrics = self.metrics
-        metrics.request(*labels(ex), status, time.perf_counter() - ex.started)
-        if ex.database_error:
-            metrics.event("database_errors")
-        self.log.write(ex, status)
-
 
 class _ByFallback(ApiError):
     """A refusal that every entrance writes alike (the fallback's), whatever the path:
@@ -229,12 +210,6 @@ def guarded(ex: Exchange, stage: Callable[..., T], *args: Any) -> T:
         ) from None
 
 
-def labels(ex: Exchange) -> tuple[str, str]:
-    """The entrance and operation a request is counted under (metrics)."""
-    found = ex.found
-    return ("none", "none") if found is None else found.counted_as
-
-
 def _refusal_headers(exc: ApiError, ex: Exchange, body_unread: bool) -> None:
     """The headers a kind of refusal carries; a request whose body was never read is
     answered on a connection that closes (the body would be read as the next request)."""
@@ -243,7 +218,3 @@ def _refusal_headers(exc: ApiError, ex: Exchange, body_unread: bool) -> None:
         ex.headers.append((b"retry-after", str(retry).encode()))
     if closes_connection(exc) or body_unread:  # the rest of the body is not read
         ex.headers.append((b"connection", b"close"))
-
-
-def _last_chunk(size: int) -> int:
-    return (max(0, size - 1) // _CHUNK) * _CHUNK

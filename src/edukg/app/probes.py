@@ -7,15 +7,13 @@ import time
 
 import orjson
 
+from edukg.app.http import JSON, Answer
 from edukg.model.errors import ServiceUnavailableError
 from edukg.store import KeyStore, Store
 from edukg.store.base import StoreUnavailable
 
-Headers = list[tuple[bytes, bytes]]
-_JSON = (b"content-type", b"application/json")
 
-
-def readiness(store: Store, keys: KeyStore, keyed: bool) -> tuple[int, bytes, Headers]:
+def readiness(store: Store, keys: KeyStore, keyed: bool) -> Answer:
     """200 when the data is loaded, its database and the keys reachable and the file
     sound; else 503 with the checks (where a damaged file is damaged: for a key only)."""
     checks: dict[str, object] = {}
@@ -45,7 +43,7 @@ def readiness(store: Store, keys: KeyStore, keyed: bool) -> tuple[int, bytes, He
     body = orjson.dumps(
         {"status": "ready", "dataVersion": info.data_version if info else None, **checks}
     )
-    return 200, body, [_JSON]
+    return 200, body, [JSON]
 
 
 class IndexWatch:

@@ -13,20 +13,9 @@ Bounded by bytes, least recently used first out.
 from __future__ import annotations
 
 from collections.abc import Hashable
-from typing import NamedTuple
 
+from edukg.app.http import Representation
 from edukg.model.lru import ByteLru
-
-Headers = list[tuple[bytes, bytes]]
-
-
-class Kept(NamedTuple):
-    """A finished response: its body, headers and ETag (also among the headers)."""
-
-    body: bytes
-    headers: Headers
-    tag: bytes
-
 
 DEFAULT_BYTES = 64 * 1024 * 1024
 _LARGEST_SHARE = 16  # one response may take at most 1/16 of the cache
@@ -41,7 +30,7 @@ class ResponseCache:
     """Finished responses by key, within a byte budget."""
 
     def __init__(self, max_bytes: int = DEFAULT_BYTES) -> None:
-        self._entries: ByteLru[Hashable, Kept] = ByteLru(
+        self._entries: ByteLru[Hashable, Representation] = ByteLru(
             max_bytes, lambda entry: len(entry[0]) + ENTRY_OVERHEAD, keep_last=False
         )
         self._max = max_bytes
@@ -51,19 +40,20 @@ class ResponseCache:
         """Bytes held, overheads included."""
         return self._entries.bytes
 
-    def get(self, key: Hashable) -> Kept | None:
+    def get(self, key: Hashable) -> Representation | None:
         """The response stored under `key`, if any (it becomes the most recent)."""
         return self._entries.get(key)
 
-    def put(self, key: Hashable, body: bytes, headers: Headers, tag: bytes = b"") -> None:
+    def put(self, key: Hashable, rep: Representation) -> None:
         """Keep a response unless it is too large; evict the least recent to fit."""
+        body = rep.body
         if self._max <= 0 or len(body) > self._max // _LARGEST_SHARE:
             return
         if len(body) < _EXACT_BELOW:
             # What `orjson.dumps` returns keeps the 4 KiB or more it was built in: kept
             # as is, small entries would weigh several times what the budget counts.
             body = bytes(memoryview(body))
-        self._entries.put(key, Kept(body, headers, tag))
+        self._entries.put(key, rep._replace(body=body))
 
     def status(self) -> dict[str, int]:
         """Figures for /healthz."""

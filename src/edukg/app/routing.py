@@ -16,7 +16,8 @@ from typing import Any
 
 from edukg.adapters.rest.base import Operation
 from edukg.app.entrance import Entrance
-from edukg.app.exchange import Answer, Exchange
+from edukg.app.exchange import Exchange
+from edukg.app.http import Answer
 from edukg.model.lru import Recent
 
 Handler = Callable[[Exchange], Answer | None]  # None: nothing here after all (a 404)
