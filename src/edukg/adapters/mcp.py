@@ -10,10 +10,11 @@ any request) with the same API keys as REST, and over stdio for desktop apps.
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 from collections.abc import Callable
 from contextvars import ContextVar
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -21,13 +22,15 @@ from mcp.server.transport_security import TransportSecuritySettings
 from pydantic import Field, ValidationError
 
 from edukg import __version__
+from edukg.adapters import assistant, assistant_alignment
+from edukg.adapters.assistant import MAX_LESSONS, MAX_LINKED, MAX_STANDARDS
 from edukg.adapters.rest import text_alignment
 from edukg.adapters.rest.base import Operation
+from edukg.model.alignment import Confidence
 from edukg.model.errors import ApiError
+from edukg.model.framework_rows import CoverageCounts
 from edukg.model.vocabulary import UUID_EXAMPLE
-from edukg.services import assistant, assistant_alignment
 from edukg.services.alignment_scoring import bands_text
-from edukg.services.assistant import MAX_LESSONS, MAX_LINKED, MAX_STANDARDS
 from edukg.store.base import Store
 
 INSTRUCTIONS = (
@@ -106,6 +109,12 @@ class _Server(MCPServer):
 
 
 # Each tool's description, as an assistant reads it when choosing a tool.
+def _field_names(shape: type) -> list[str]:
+    """A row type's fields, as its answers name them (model.framework_rows)."""
+    return [field.name for field in dataclasses.fields(shape)]
+
+
+_BANDS = get_args(get_args(Confidence)[0])  # the confidence bands, as answers name them
 _DESCRIPTIONS: dict[str, str] = {
     "find_standard_statement": (
         "Find academic standards by code or by keywords. `code` is a case-insensitive "
@@ -159,14 +168,16 @@ _DESCRIPTIONS: dict[str, str] = {
         "How much of a standards framework a curriculum covers: counts of standards "
         "covered directly (lessons, activities or assessments aligned to them), through a "
         "crosswalk (aligned to a counterpart standard), and not at all, per grade and per "
-        "domain, with the codes of the uncovered standards. The framework is a CASE UUID "
+        f"domain ({', '.join(_field_names(CoverageCounts))}), with the codes of the "
+        "uncovered standards. The framework is a CASE UUID "
         "or JURISDICTION:SUBJECT (e.g. 'New York:Mathematics'); optional gradeLevel list "
         f"and minJaccard. Code lists at most {MAX_STANDARDS}."
     ),
     "align_text_to_standards": (
         "Which standards a text (a lesson, an item, an activity; up to 20,000 characters) "
         "addresses, by meaning and words, with the evidence: each standard's code, "
-        "statement, calibrated score and confidence band (of first results on real "
+        f"statement, calibrated score and confidence band ({' | '.join(_BANDS)}; of first"
+        " results on real "
         f"problems: {bands_text()}), the passages of the text that "
         "support it and the learning components they matched. Say where to look: "
         "jurisdiction (e.g. California, Multi-State for Common Core) or framework (a CASE "

@@ -6,7 +6,7 @@ from __future__ import annotations
 import inspect
 from typing import Any
 
-from edukg.adapters.schemas_alignment import alignment_schemas
+from edukg.adapters.schemas_typed import alignment_schemas
 from edukg.model import shapes
 from edukg.model.contract import ENUMS, LIST, fields_of, required_of
 

@@ -9,7 +9,8 @@ import inspect
 from types import UnionType
 from typing import Annotated, Any, Literal, Union, get_args, get_origin, get_type_hints
 
-from edukg.model.alignment import Bounds, Doc
+from edukg.model import alignment, framework_rows
+from edukg.model.alignment import Bounds, Doc, Omittable
 from edukg.model.shapes import EnumName
 
 _PLAIN = {str: "string", int: "integer", float: "number", bool: "boolean"}
@@ -40,6 +41,8 @@ def type_schema(declared: Any) -> tuple[dict[str, Any], bool, str]:
         return inner, nullable, about or inner_about
     if enum is not None:
         return _ref(f"{enum}ENUM"), nullable, about
+    if get_origin(declared) is dict:
+        return {"type": "object", "additionalProperties": True}, nullable, about
     if get_origin(declared) is list:
         items, _, _ = type_schema(get_args(declared)[0])
         return {"type": "array", "items": items}, nullable, about
@@ -54,8 +57,13 @@ def row_schema(shape: type) -> dict[str, Any]:
     """The schema of one row type (a dataclass of `model.alignment`)."""
     hints = get_type_hints(shape, include_extras=True)
     properties: dict[str, Any] = {}
+    required = []
     for field in dataclasses.fields(shape):
         schema, nullable, about = type_schema(hints[field.name])
+        if _omittable(hints[field.name]):
+            nullable = False  # left out, never null
+        else:
+            required.append(field.name)
         if "$ref" in schema and (nullable or about):
             schema = {"allOf": [schema]}  # a reference takes no sibling keywords
         if nullable:
@@ -66,13 +74,19 @@ def row_schema(shape: type) -> dict[str, Any]:
     described = " ".join((inspect.getdoc(shape) or "").split())
     own = {
         "type": "object",
-        "required": [f.name for f in dataclasses.fields(shape)],
+        "required": required,
         "properties": properties,
     }
     base = getattr(shape, "EXTENDS", None)
     if base:
         return {"allOf": [_ref(base), own], "description": described}
     return {**own, "description": described}
+
+
+def _omittable(declared: Any) -> bool:
+    return get_origin(declared) is Annotated and any(
+        isinstance(extra, Omittable) for extra in get_args(declared)[1:]
+    )
 
 
 def enum_schemas(types: tuple[Any, ...]) -> dict[str, Any]:
@@ -83,3 +97,11 @@ def enum_schemas(types: tuple[Any, ...]) -> dict[str, Any]:
         name = next(e.name for e in extras if isinstance(e, EnumName))
         out[f"{name}ENUM"] = {"type": "string", "enum": list(get_args(literal))}
     return out
+
+
+def alignment_schemas(schemas: dict[str, Any]) -> None:
+    """Add the alignment extensions' schemas to `schemas`, every one generated from the
+    rows declared in `model.alignment` and `model.framework_rows`."""
+    schemas.update(enum_schemas(alignment.ENUM_TYPES))
+    for shape in (*alignment.SHAPES, *framework_rows.SHAPES):
+        schemas[shape.__name__] = row_schema(shape)

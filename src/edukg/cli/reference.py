@@ -1,5 +1,6 @@
-"""The generated reference: docs/openapi.json, the operation table of docs/api.md, the
-command table of README.md and docs/cli.md, all made from the code's declarations.
+"""The generated reference: docs/openapi.json, the operation table of docs/api.md and its
+reference of the extensions' rows, the command table of README.md and docs/cli.md, all
+made from the code's declarations.
 
 `make docs` writes them; `make lint` runs this with `--check`, which fails when a
 checked-in copy differs from what the code declares now.
@@ -8,6 +9,7 @@ checked-in copy differs from what the code declares now.
 from __future__ import annotations
 
 import argparse
+import inspect
 import os
 import sys
 from collections.abc import Callable, Iterator
@@ -20,10 +22,14 @@ from edukg.adapters.config import DEFAULT_BASE_PATH
 from edukg.adapters.openapi import SERVICE_PATHS, build_openapi
 from edukg.adapters.params import Param
 from edukg.adapters.rest import OPERATIONS, Operation
+from edukg.adapters.schemas_typed import enum_schemas, row_schema
 from edukg.cli.output import EXIT_RULE
+from edukg.model import alignment, framework_rows
 
 BEGIN = "<!-- generated from the code by `make docs`: edit the declarations, not this -->"
 END = "<!-- end of generated reference -->"
+ROWS_BEGIN = "<!-- rows generated from model/alignment.py and model/framework_rows.py -->"
+ROWS_END = "<!-- end of generated rows -->"
 _WIDTH = "96"  # help is wrapped to this, whatever the terminal
 
 
@@ -94,12 +100,56 @@ def cli_reference(parser: argparse.ArgumentParser) -> str:
     return "\n".join(parts)
 
 
-def _spliced(text: str, generated: str) -> str:
-    head, sep, rest = text.partition(BEGIN)
-    _, sep2, tail = rest.partition(END)
+def shapes_reference() -> str:
+    """Each row type of the extensions (model.alignment, model.framework_rows) as a table
+    of its fields, their types and what they mean, from the same declarations as the
+    OpenAPI schemas."""
+    out = []
+    for shape in (*alignment.SHAPES, *framework_rows.SHAPES):
+        schema = row_schema(shape)
+        own = schema["allOf"][1] if "allOf" in schema else schema
+        extends = getattr(shape, "EXTENDS", None)
+        about = " ".join((inspect.getdoc(shape) or "").split())
+        head = f"**{shape.__name__}**: {about}"
+        if extends:
+            head += f" The `{extends}` record, then:"
+        out += [head, "", "| field | type | |", "|---|---|---|"]
+        for name, field in own["properties"].items():
+            optional = name not in own["required"]
+            out.append(
+                f"| `{name}` | {_type_text(field, optional)} | {field.get('description', '')} |"
+            )
+        out.append("")
+    return "\n".join(out)
+
+
+def _type_text(schema: dict[str, Any], optional: bool = False) -> str:
+    if "allOf" in schema:
+        text = _type_text(schema["allOf"][0])
+    elif "$ref" in schema:
+        name = schema["$ref"].rsplit("/", 1)[1]
+        enum = _ENUMS.get(name)
+        text = _type_text(enum) if enum is not None else name
+    elif schema.get("type") == "array":
+        text = f"list of {_type_text(schema['items'])}"
+    elif "enum" in schema:
+        text = " \\| ".join(f"`{v}`" for v in schema["enum"])
+    else:
+        text = str(schema.get("type", "object"))
+    if schema.get("nullable"):
+        text += " or null"
+    return text + (" (left out when empty)" if optional else "")
+
+
+_ENUMS = enum_schemas(alignment.ENUM_TYPES)
+
+
+def _spliced(text: str, generated: str, begin: str = BEGIN, end: str = END) -> str:
+    head, sep, rest = text.partition(begin)
+    _, sep2, tail = rest.partition(end)
     if not sep or not sep2:
-        raise SystemExit(f"the markers {BEGIN!r} and {END!r} are missing")
-    return f"{head}{BEGIN}\n{generated}{END}{tail}"
+        raise SystemExit(f"the markers {begin!r} and {end!r} are missing")
+    return f"{head}{begin}\n{generated}{end}{tail}"
 
 
 def _targets(root: Path) -> dict[Path, Callable[[str], str]]:
@@ -110,7 +160,9 @@ def _targets(root: Path) -> dict[Path, Callable[[str], str]]:
     p.prog = "edukg"
     return {
         root / "docs" / "openapi.json": lambda _old: openapi_json(),
-        root / "docs" / "api.md": lambda old: _spliced(old, operations_table()),
+        root / "docs" / "api.md": lambda old: _spliced(
+            _spliced(old, operations_table()), shapes_reference(), ROWS_BEGIN, ROWS_END
+        ),
         root / "README.md": lambda old: _spliced(old, commands_table(p)),
         root / "docs" / "cli.md": lambda _old: cli_reference(p),
     }

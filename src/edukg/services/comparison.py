@@ -9,8 +9,10 @@ from dataclasses import dataclass
 
 import orjson
 
+from edukg.model.alignment import appended
 from edukg.model.errors import ValidationError
-from edukg.model.records import BYTES_OVERHEAD, exact, with_fields
+from edukg.model.framework_rows import GradeComparison
+from edukg.model.records import BYTES_OVERHEAD, exact
 from edukg.model.vocabulary import FRAMEWORK, UUID_PATTERN, code_order, grade_mask, grade_order
 from edukg.services.crosswalks import (
     Item,
@@ -58,7 +60,7 @@ def standard_crosswalks(
         key = pair.target.identifier
         if after is not None and key.encode() <= after.encode():
             continue
-        rows.append((key, with_fields(pair.target.doc, pair.figures())))
+        rows.append((key, appended(pair.target.doc, pair.figures())))
     return Page(rows[: limit + 1], limit)
 
 
@@ -79,7 +81,7 @@ class Comparison:
 
     keys: list[tuple[bytes, bytes]]  # (source, target) identifiers, in order
     rows: list[bytes]  # each Pair.row(), encoded
-    summary: list[dict[str, object]]  # grade_summary
+    summary: list[GradeComparison]
 
 
 def compare(store: Store, source_uuid: str, target_uuid: str, where: PairFilter) -> Comparison:
@@ -145,7 +147,7 @@ def pairs_page(comparison: Comparison, after: str | None, limit: int) -> Page:
 
 def grade_summary(
     sources: dict[str, Item], pairs: Iterable[Pair], grades_mask: int = 0
-) -> list[dict[str, object]]:
+) -> list[GradeComparison]:
     """Per grade of the source items (only the grades of `grades_mask` when given: an item
     of grades K-12, as the practices are, counts in the grades asked for alone): how many,
     how many with a counterpart, with one at Jaccard >= 0.5, with one at 1.0, and with
@@ -170,15 +172,15 @@ def grade_summary(
             else:
                 alone.setdefault(grade, []).append(item.code or item.case_uuid)
     return [
-        {
-            "gradeLevel": grade,
-            "standards": c[0],
-            "withCounterpart": c[1],
-            "withJaccardAtLeastHalf": c[2],
-            "withExactCounterpart": c[3],
-            "withoutCounterpart": c[0] - c[1],
-            "withoutCounterpartCodes": sorted(alone.get(grade, []), key=code_order),
-        }
+        GradeComparison(
+            gradeLevel=grade,
+            standards=c[0],
+            withCounterpart=c[1],
+            withJaccardAtLeastHalf=c[2],
+            withExactCounterpart=c[3],
+            withoutCounterpart=c[0] - c[1],
+            withoutCounterpartCodes=sorted(alone.get(grade, []), key=code_order),
+        )
         for grade, c in sorted(counts.items(), key=lambda kv: grade_order(kv[0]))
     ]
 

@@ -18,6 +18,17 @@ from typing import Any
 
 import orjson
 
+from edukg.model.alignment import ContentType, CoverageStatus, encode
+from edukg.model.framework_rows import (
+    AlignedContent,
+    CoverageByCrosswalk,
+    CoverageCounts,
+    CoverageDomain,
+    CoverageRow,
+    CoverageSummary,
+    DomainCoverage,
+    GradeCoverage,
+)
 from edukg.model.records import BYTES_OVERHEAD, exact
 from edukg.model.vocabulary import code_order, curriculum_of, grade_order
 from edukg.services import hierarchy
@@ -34,8 +45,11 @@ from edukg.services.graph import Page, holdings_text, known_curriculum
 from edukg.services.memo import remembered
 from edukg.store.base import ALIGNED_CONTENT, ALIGNED_TO, Members, Store
 
-DIRECT, CROSSWALK, NONE = "direct", "crosswalk", "none"
-_TYPES = {"lesson": "Lesson", "activity": "Activity", "assessment": "Assessment"}
+DIRECT: CoverageStatus = "direct"
+CROSSWALK: CoverageStatus = "crosswalk"
+NONE: CoverageStatus = "none"
+_TYPES: dict[str, ContentType] = {"lesson": "Lesson", "activity": "Activity",
+                                  "assessment": "Assessment"}  # fmt: skip
 
 
 @dataclass
@@ -43,54 +57,32 @@ class Covered:
     """One standard of the framework and what covers it."""
 
     standard: Item
-    direct: list[dict[str, Any]]
-    via: list[tuple[Pair, list[dict[str, Any]]]]
-    domain: Domain | None  # the domain it lies in (services.hierarchy)
+    direct: list[AlignedContent]
+    via: list[tuple[Pair, list[AlignedContent]]]
+    domain: CoverageDomain | None  # the domain it lies in (services.hierarchy)
 
     @property
-    def status(self) -> str:
+    def status(self) -> CoverageStatus:
         """direct, crosswalk or none."""
         return DIRECT if self.direct else CROSSWALK if self.via else NONE
 
-    def row(self) -> dict[str, Any]:
+    def row(self) -> CoverageRow:
         """The row of `edukg coverage` and GET curriculums/{id}/coverage."""
-        return {
-            "standard": self.standard.brief(),
-            "direct": self.direct,
-            "viaCrosswalk": [
-                {
-                    "standard": pair.target.brief(),
-                    "jaccard": pair.jaccard,
-                    "method": pair.method,
-                    "aligned": aligned,
-                }
+        return CoverageRow(
+            standard=self.standard.brief(),
+            direct=self.direct,
+            viaCrosswalk=[
+                CoverageByCrosswalk(
+                    standard=pair.target.brief(),
+                    jaccard=pair.jaccard,
+                    method=pair.method,
+                    aligned=aligned,
+                )
                 for pair, aligned in self.via
             ],
-            "status": self.status,
-            "domain": _domain_brief(self.domain),
-        }
-
-
-@dataclass(frozen=True)
-class Domain:
-    """A domain as teachers know it: the framework's Domain-level grouping (or the level
-    above its clusters), named by the code its standards share (3.NF)."""
-
-    identifier: str
-    case_uuid: str | None
-    code: str | None
-    description: str | None
-
-
-def _domain_brief(domain: Domain | None) -> dict[str, Any] | None:
-    if domain is None:
-        return None
-    return {
-        "identifier": domain.identifier,
-        "caseIdentifierUUID": domain.case_uuid,
-        "code": domain.code,
-        "description": domain.description,
-    }
+            status=self.status,
+            domain=self.domain,
+        )
 
 
 @dataclass
@@ -100,7 +92,7 @@ class Coverage:
     curriculum: str
     framework: Item
     standards: list[Covered] = field(default_factory=list)
-    domains: dict[str, Domain] = field(default_factory=dict)
+    domains: dict[str, CoverageDomain] = field(default_factory=dict)
     holdings: dict[str, int] = field(default_factory=dict)  # graph.known_curriculum
 
 
@@ -110,7 +102,10 @@ class CoverageResult:
     release as bytes, which the garbage collector need not walk)."""
 
     rows: list[tuple[str, bytes]]
-    summary: dict[str, Any]
+    summary: CoverageSummary
+    not_covered: list[str]  # the codes of the standards nothing covers, in code order
+    # (code, counterpart codes) of the standards covered only through a crosswalk
+    through_crosswalks: list[tuple[str, list[str]]]
 
 
 def coverage(
@@ -118,19 +113,29 @@ def coverage(
 ) -> CoverageResult:
     """Every standard of the framework (with `where`'s grade and statement type) and what
     of the curriculum covers it; counterparts at least `where.min_jaccard`."""
-    holdings = known_curriculum(store, curriculum_id)
+    known_curriculum(store, curriculum_id)  # an unknown curriculum: refused, nothing kept
 
     def compute() -> tuple[int, CoverageResult]:
-        found = _coverage(store, curriculum_id, framework_uuid, where)
-        found.holdings = holdings
-        rows = [(c.standard.identifier, exact(orjson.dumps(c.row()))) for c in found.standards]
+        found = covered(store, curriculum_id, framework_uuid, where)
+        rows = [(c.standard.identifier, exact(encode(c.row()))) for c in found.standards]
+        ordered = sorted(found.standards, key=lambda c: code_order(c.standard.code))
+        missing = [_code(c.standard) for c in ordered if c.status == NONE]
+        bridged = [
+            (_code(c.standard), [_code(pair.target) for pair, _ in c.via])
+            for c in ordered
+            if c.status == CROSSWALK
+        ]
         weight = sum(len(r) + len(i) + 2 * BYTES_OVERHEAD for i, r in rows)
-        return weight, CoverageResult(rows, summary(found))
+        weight += sum(len(c) + BYTES_OVERHEAD for c in missing)
+        weight += sum(len(c) + sum(len(v) for v in via) + 4 * BYTES_OVERHEAD for c, via in bridged)
+        return weight, CoverageResult(rows, summary(found), missing, bridged)
 
     return remembered(store, ("coverage", curriculum_id, framework_uuid.lower(), where), compute)
 
 
-def _coverage(store: Store, curriculum_id: str, framework_uuid: str, where: PairFilter) -> Coverage:
+def covered(store: Store, curriculum_id: str, framework_uuid: str, where: PairFilter) -> Coverage:
+    """The coverage as typed rows, computed afresh (`coverage` keeps it encoded)."""
+    holdings = known_curriculum(store, curriculum_id)
     found = framework(store, framework_uuid)
     query = Members(found.identifier, where.grades_mask, None, where.statement_type)
     items, _ = framework_items(store, query)
@@ -138,7 +143,8 @@ def _coverage(store: Store, curriculum_id: str, framework_uuid: str, where: Pair
     direct = aligned.of(items)
     pairs = counterparts(store, items, None, where.min_jaccard, aligned.having)
     domain_of, domains = _domains(store, items)
-    result = Coverage(curriculum_id, item_of(found.identifier, found.doc), domains=domains)
+    result = Coverage(curriculum_id, item_of(found.identifier, found.doc), domains=domains,
+                      holdings=holdings)  # fmt: skip
     for identifier in sorted(items, key=str.encode):
         via = [
             (pair, aligned.known[pair.target.identifier])
@@ -156,11 +162,11 @@ class _Aligned:
     def __init__(self, store: Store, curriculum_id: str) -> None:
         self.store = store
         self.curriculum = curriculum_id
-        self.known: dict[str, list[dict[str, Any]]] = {}
+        self.known: dict[str, list[AlignedContent]] = {}
 
-    def of(self, standards: Iterable[str]) -> dict[str, list[dict[str, Any]]]:
+    def of(self, standards: Iterable[str]) -> dict[str, list[AlignedContent]]:
         wanted = [s for s in standards if s not in self.known]
-        found: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        found: dict[str, list[AlignedContent]] = defaultdict(list)
         for kind, relation in ALIGNED_TO.items():
             for standard, _, doc in self.store.rows_many(relation, wanted):
                 record = orjson.loads(doc)
@@ -177,29 +183,36 @@ class _Aligned:
         return set(self.of(aligned))
 
 
-def _content(kind: str, record: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "identifier": record.get("identifier"),
-        "type": _TYPES[kind],
-        "name": record.get("name"),
-        "ordinalName": record.get("ordinalName"),
-        "courseCode": record.get("courseCode"),
-        "curriculumAlignmentType": record.get("curriculumAlignmentType") or [],
-    }
+def _content(kind: str, record: dict[str, Any]) -> AlignedContent:
+    return AlignedContent(
+        identifier=record.get("identifier") or "",
+        type=_TYPES[kind],
+        name=record.get("name"),
+        ordinalName=record.get("ordinalName"),
+        courseCode=record.get("courseCode"),
+        curriculumAlignmentType=record.get("curriculumAlignmentType") or [],
+    )
 
 
-def _content_order(content: dict[str, Any]) -> tuple[str, str, str]:
-    return (str(content["courseCode"]), str(content["type"]), str(content["identifier"]))
+def _content_order(content: AlignedContent) -> tuple[str, str, str]:
+    return (str(content.courseCode), str(content.type), str(content.identifier))
 
 
-def _domains(store: Store, items: dict[str, Item]) -> tuple[dict[str, str], dict[str, Domain]]:
+def _domains(
+    store: Store, items: dict[str, Item]
+) -> tuple[dict[str, str], dict[str, CoverageDomain]]:
     """Each standard's domain (services.hierarchy), and the domains, named by the code
     their standards share."""
     ancestry = hierarchy.ancestry(store, items)
     domain_of = {i: d for i in items if (d := ancestry.domain(i)) is not None}
     codes = hierarchy.domain_codes(ancestry, {i: items[i].code for i in domain_of})
     domains = {
-        d: Domain(d, ancestry.nodes[d].case_uuid, codes.get(d), ancestry.nodes[d].description)
+        d: CoverageDomain(
+            identifier=d,
+            caseIdentifierUUID=ancestry.nodes[d].case_uuid,
+            code=codes.get(d),
+            description=ancestry.nodes[d].description,
+        )
         for d in set(domain_of.values())
     }
     return domain_of, domains
@@ -213,7 +226,7 @@ def coverage_page(result: CoverageResult, after: str | None, limit: int) -> Page
     return Page(result.rows[start : start + limit + 1], limit)
 
 
-def summary(result: Coverage) -> dict[str, Any]:
+def summary(result: Coverage) -> CoverageSummary:
     """Counts of standards covered directly, through a crosswalk, and not, per grade and
     per top-level grouping (domain), and in all."""
     by_grade: dict[str | None, dict[str, int]] = {}
@@ -226,27 +239,28 @@ def summary(result: Coverage) -> dict[str, Any]:
         by_domain.setdefault(domain, _counts())[covered.status] += 1
         total[covered.status] += 1
     aligned = result.holdings.get("alignedItems")
-    out: dict[str, Any] = {
-        "curriculumId": result.curriculum,
-        "framework": asdict(result.framework.brief()) | {"name": _name(result.framework)},
-        "alignedItems": aligned,
-        "total": _named(total),
-        "byGrade": [
-            {"gradeLevel": grade, **_named(c)}
-            for grade, c in sorted(by_grade.items(), key=lambda kv: grade_order(kv[0]))
-        ],
-        "byDomain": [
-            {"domain": _domain_brief(result.domains.get(d or "")), **_named(c)}
-            for d, c in sorted(by_domain.items(), key=lambda kv: _domain_order(result, kv[0]))
-        ],
-    }
+    note = None
     if aligned == 0:
-        out["note"] = (
+        note = (
             f"No item of {result.curriculum} carries an alignment to a standard in this"
             " release, so it covers nothing here: the release holds its"
             f" {holdings_text(result.holdings)}."
         )
-    return out
+    return CoverageSummary(
+        curriculumId=result.curriculum,
+        framework=asdict(result.framework.brief()) | {"name": _name(result.framework)},
+        alignedItems=aligned,
+        total=CoverageCounts(**_named(total)),
+        byGrade=[
+            GradeCoverage(gradeLevel=grade, **_named(c))
+            for grade, c in sorted(by_grade.items(), key=lambda kv: grade_order(kv[0]))
+        ],
+        byDomain=[
+            DomainCoverage(domain=result.domains.get(d or ""), **_named(c))
+            for d, c in sorted(by_domain.items(), key=lambda kv: _domain_order(result, kv[0]))
+        ],
+        note=note,
+    )
 
 
 def _counts() -> dict[str, int]:
@@ -260,6 +274,10 @@ def _named(c: dict[str, int]) -> dict[str, int]:
         "viaCrosswalk": c[CROSSWALK],
         "notCovered": c[NONE],
     }
+
+
+def _code(item: Item) -> str:
+    return item.code or item.case_uuid
 
 
 def _name(item: Item) -> Any:

@@ -18,7 +18,8 @@ from typing import Any
 
 import orjson
 
-from edukg.model.alignment import FrameworkItemBrief
+from edukg.model.alignment import CrosswalkMethod, FrameworkItemBrief
+from edukg.model.framework_rows import DerivedStandardCrosswalk, FrameworkCrosswalk
 from edukg.model.vocabulary import STANDARD, grade_mask
 from edukg.store.base import (
     COMPONENTS,
@@ -30,7 +31,8 @@ from edukg.store.base import (
     Store,
 )
 
-PUBLISHED, DERIVED = "published", "learning-components"
+PUBLISHED: CrosswalkMethod = "published"
+DERIVED: CrosswalkMethod = "learning-components"
 _MULTI_STATE = "Multi-State"
 _READ = 2_000  # members read per page of the store
 
@@ -91,21 +93,22 @@ class Pair:
     source_count: int | None
     target_count: int | None
     shared: int | None
-    method: str
+    method: CrosswalkMethod
     published: dict[str, Any] | None = None  # the published figures, as published
 
-    def figures(self) -> dict[str, Any]:
-        """jaccard, the contract's state/CCSS counts, the source/target counts, method."""
+    def figures(self) -> DerivedStandardCrosswalk:
+        """jaccard, the contract's state/CCSS counts, the source/target counts, method:
+        what GET .../crosswalks appends to the other standard's record."""
         state, ccss = self._state_and_ccss()
-        return {
-            "jaccard": self.jaccard,
-            "stateLCCount": state,
-            "ccssLCCount": ccss,
-            "sharedLCCount": self.shared,
-            "sourceLCCount": self.source_count,
-            "targetLCCount": self.target_count,
-            "method": self.method,
-        }
+        return DerivedStandardCrosswalk(
+            jaccard=self.jaccard,
+            stateLCCount=state,
+            ccssLCCount=ccss,
+            sharedLCCount=self.shared,
+            sourceLCCount=self.source_count,
+            targetLCCount=self.target_count,
+            method=self.method,
+        )
 
     def _state_and_ccss(self) -> tuple[int | None, int | None]:
         if self.published is not None:
@@ -117,18 +120,17 @@ class Pair:
             return self.target_count, self.source_count
         return None, None
 
-    def row(self) -> dict[str, Any]:
+    def row(self) -> FrameworkCrosswalk:
         """The row of `edukg crosswalk` and GET framework-crosswalks."""
-        f = self.figures()
-        return {
-            "source": self.source.brief(),
-            "target": self.target.brief(),
-            "jaccard": f["jaccard"],
-            "sourceLCCount": f["sourceLCCount"],
-            "targetLCCount": f["targetLCCount"],
-            "sharedLCCount": f["sharedLCCount"],
-            "method": f["method"],
-        }
+        return FrameworkCrosswalk(
+            source=self.source.brief(),
+            target=self.target.brief(),
+            jaccard=self.jaccard,
+            sourceLCCount=self.source_count,
+            targetLCCount=self.target_count,
+            sharedLCCount=self.shared,
+            method=self.method,
+        )
 
 
 def overlap(a: frozenset[str], b: frozenset[str]) -> tuple[float, int, int, int]:

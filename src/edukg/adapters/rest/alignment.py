@@ -6,11 +6,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Annotated, Any
 
-import orjson
-
 from edukg.adapters.params import Cursor, GradeLevels, Limit, Param, SubjectFilter, Uuid
 from edukg.adapters.rest.base import Call, Operation, ref
 from edukg.adapters.schemas import page_schema
+from edukg.model.alignment import encode
+from edukg.model.framework_rows import FrameworkCrosswalkSummary
 from edukg.model.shapes import NormalizedStatementType
 from edukg.model.vocabulary import grade_mask
 from edukg.services import comparison, coverage
@@ -101,13 +101,13 @@ def _pair_summary(call: Call[FrameworkPairs]) -> bytes:
         p.targetFrameworkCaseIdentifierUUID,
         pair_filter(p),
     )
-    return orjson.dumps(
-        {
-            "sourceFrameworkCaseIdentifierUUID": p.sourceFrameworkCaseIdentifierUUID,
-            "targetFrameworkCaseIdentifierUUID": p.targetFrameworkCaseIdentifierUUID,
-            "pairs": len(compared.rows),
-            "data": compared.summary,
-        }
+    return encode(
+        FrameworkCrosswalkSummary(
+            sourceFrameworkCaseIdentifierUUID=p.sourceFrameworkCaseIdentifierUUID,
+            targetFrameworkCaseIdentifierUUID=p.targetFrameworkCaseIdentifierUUID,
+            pairs=len(compared.rows),
+            data=compared.summary,
+        )
     )
 
 
@@ -124,7 +124,7 @@ def _coverage_summary(call: Call[CoverageSummary]) -> bytes:
     result = coverage.coverage(
         call.store, p.curriculumId, p.standardsFrameworkCaseIdentifierUUID, pair_filter(p)
     )
-    return orjson.dumps(result.summary)
+    return encode(result.summary)
 
 
 _PAIRS_ABOUT = (

@@ -4,14 +4,14 @@ assistant can quote (codes first), each bounded."""
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from typing import Any
 
-import orjson
-
+from edukg.adapters.assistant import MAX_LINKED, MAX_STANDARDS
+from edukg.model.framework_rows import CoverageDomain
 from edukg.model.vocabulary import code_order as natural
 from edukg.model.vocabulary import grade_mask
 from edukg.services import comparison, coverage
-from edukg.services.assistant import MAX_LINKED, MAX_STANDARDS
 from edukg.services.comparison import PairFilter, resolve_framework
 from edukg.services.crosswalks import Item, counterparts, item_of
 from edukg.services.graph import standard
@@ -70,39 +70,30 @@ def curriculum_coverage(
         store, curriculum_id, uuid, PairFilter(grade_mask(grades), min_jaccard=min_jaccard)
     )
     summary = result.summary
-    rows = [orjson.loads(row) for _, row in result.rows]
-    ordered = sorted(rows, key=lambda r: natural(r["standard"]["statementCode"]))
-    missing = [r["standard"]["statementCode"] for r in ordered if r["status"] == coverage.NONE]
-    bridged = [
-        {
-            "code": r["standard"]["statementCode"],
-            "via": [v["standard"]["statementCode"] for v in r["viaCrosswalk"]][:5],
-        }
-        for r in ordered
-        if r["status"] == coverage.CROSSWALK
-    ]
+    missing = result.not_covered
+    bridged = [{"code": code, "via": via[:5]} for code, via in result.through_crosswalks]
     answer: dict[str, Any] = {
         "curriculumId": curriculum_id,
-        "framework": summary["framework"].get("name"),
-        "alignedItems": summary["alignedItems"],
-        "total": summary["total"],
-        "byGrade": summary["byGrade"],
-        "byDomain": [
-            {"domain": (d["domain"] or {}).get("code") or (d["domain"] or {}).get(
-                "description"), **{k: v for k, v in d.items() if k != "domain"}}
-            for d in summary["byDomain"]
-        ],
+        "framework": summary.framework.get("name"),
+        "alignedItems": summary.alignedItems,
+        "total": asdict(summary.total),
+        "byGrade": [asdict(g) for g in summary.byGrade],
+        "byDomain": [asdict(d) | {"domain": _domain_name(d.domain)} for d in summary.byDomain],
         "notCovered": missing[:MAX_STANDARDS],
         "coveredThroughCrosswalks": bridged[:MAX_STANDARDS],
-    }  # fmt: skip
-    if summary.get("note"):
-        answer["note"] = summary["note"]
+    }
+    if summary.note:
+        answer["note"] = summary.note
     elif len(missing) > MAX_STANDARDS or len(bridged) > MAX_STANDARDS:
         answer["note"] = (
             f"Lists show the first {MAX_STANDARDS} codes; GET curriculums/{curriculum_id}/"
             "coverage has every standard."
         )
     return answer
+
+
+def _domain_name(domain: CoverageDomain | None) -> str | None:
+    return None if domain is None else domain.code or domain.description
 
 
 def align_text(
