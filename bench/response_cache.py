@@ -5,7 +5,7 @@
 Each entry is what a small data response keeps (a 100-byte body, its ETag and headers).
 Prints the process's RSS growth against the budget. Target: within the budget plus a
 small constant. (Requests that differ only in unknown parameters make no entry at all;
-tests/test_caching.py holds that.)
+tests/app/test_caching.py holds that.)
 """
 
 from __future__ import annotations

@@ -278,7 +278,7 @@ def test_a_test_run_leaves_nothing_behind_on_shared_services(redis_url: str) -> 
     env = {**os.environ, "EDUKG_TEST_RUN": run, "EDUKG_TEST_PG_PREFIX": "edukg_prefixed"}
     done = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:randomly", "-p", "no:cacheprovider",
-         str(ROOT / "tests" / "test_ratelimit.py"), "-k", "burst_then_refused"],
+         str(ROOT / "tests" / "app" / "test_ratelimit.py"), "-k", "burst_then_refused"],
         capture_output=True, text=True, env=env, timeout=300, check=False, cwd=ROOT,
     )  # fmt: skip
     assert done.returncode == 0, done.stdout[-2000:]
