@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from edukg.app import caching
 from edukg.app.access_log import AccessLog
@@ -33,6 +33,15 @@ class Policy:
     cache_control: bytes | None = None  # added to a 200 or 304 that sets none itself
     vary: bytes | None = None
     compress: bool = False  # gzip a 200 for a client that accepts it (fixed bodies)
+    # The headers added, made once (the cached answer's path adds them to every hit).
+    added: Headers = field(init=False, repr=False, compare=False)
+    vary_only: Headers = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        vary: Headers = [(b"vary", self.vary)] if self.vary is not None else []
+        control: Headers = [(b"cache-control", self.cache_control)] if self.cache_control else []
+        object.__setattr__(self, "added", [*control, *vary])
+        object.__setattr__(self, "vary_only", vary)
 
     @staticmethod
     def private(max_age: int, vary: bytes) -> Policy:
@@ -129,12 +138,12 @@ class Responder:
     @staticmethod
     def _kept(headers: Headers, policy: Policy) -> Headers:
         """The policy's Cache-Control (unless the answer sets its own) and Vary."""
-        added: Headers = []
-        if policy.cache_control is not None and all(h[0] != b"cache-control" for h in headers):
-            added.append((b"cache-control", policy.cache_control))
-        if policy.vary is not None:
-            added.append((b"vary", policy.vary))
-        return [*headers, *added] if added else headers
+        added = policy.added
+        if not added:
+            return headers
+        if policy.cache_control is not None and any(h[0] == b"cache-control" for h in headers):
+            added = policy.vary_only
+        return headers + added
 
     def _compressed(self, ex: Exchange, body: bytes, headers: Headers) -> tuple[bytes, Headers]:
         """A fixed route's body gzipped for a client that accepts it; the same body
