@@ -30,18 +30,18 @@ _MEMO = 32  # compressed fixed bodies kept (the explorer's page and assets, the 
 class Policy:
     """How an entrance's answers may be kept and encoded."""
 
-    cache_control: bytes | None = None  # added to a 200 or 304 that sets none itself
+    # Added to every 200 and 304: an entrance with one owns the header (its answers set
+    # none); without one, an answer may set its own (the explorer's assets do).
+    cache_control: bytes | None = None
     vary: bytes | None = None
     compress: bool = False  # gzip a 200 for a client that accepts it (fixed bodies)
     # The headers added, made once (the cached answer's path adds them to every hit).
     added: Headers = field(init=False, repr=False, compare=False)
-    vary_only: Headers = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         vary: Headers = [(b"vary", self.vary)] if self.vary is not None else []
         control: Headers = [(b"cache-control", self.cache_control)] if self.cache_control else []
         object.__setattr__(self, "added", [*control, *vary])
-        object.__setattr__(self, "vary_only", vary)
 
     @staticmethod
     def private(max_age: int, vary: bytes) -> Policy:
@@ -137,13 +137,9 @@ class Responder:
 
     @staticmethod
     def _kept(headers: Headers, policy: Policy) -> Headers:
-        """The policy's Cache-Control (unless the answer sets its own) and Vary."""
+        """The policy's Cache-Control and Vary."""
         added = policy.added
-        if not added:
-            return headers
-        if policy.cache_control is not None and any(h[0] == b"cache-control" for h in headers):
-            added = policy.vary_only
-        return headers + added
+        return headers + added if added else headers
 
     def _compressed(self, ex: Exchange, body: bytes, headers: Headers) -> tuple[bytes, Headers]:
         """A fixed route's body gzipped for a client that accepts it; the same body
