@@ -8,13 +8,33 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-from edukg.app.http import Headers
+from edukg.adapters.rest.base import Operation
+from edukg.app.http import Answer, Headers
 from edukg.store.base import Principal, Store
 
-if TYPE_CHECKING:
-    from edukg.app.routing import Found
+
+class Routed(Protocol):
+    """What the route table found for a request (app.routing.Found), as the stages read
+    it: declared here so that a request's record needs nothing of the route table."""
+
+    @property
+    def operation(self) -> Operation[Any] | None:
+        """The API operation, if the path names one."""
+
+    @property
+    def values(self) -> dict[str, str] | None:
+        """The operation's path values."""
+
+    @property
+    def handler(self) -> Callable[[Exchange], Answer | None] | None:
+        """A fixed route's own handler."""
+
+    @property
+    def counted_as(self) -> tuple[str, str]:
+        """(entrance, operation): what metrics count a request under."""
+
 
 Scope = dict[str, Any]
 Receive = Callable[[], Awaitable[dict[str, Any]]]
@@ -53,7 +73,7 @@ class Exchange:
     asks_for_release: bool = False  # it names a release (header or path prefix)
     release_by_path: str | None = None  # the release its /releases/X prefix named
     database_error: bool = False  # the database failed it (counted by metrics)
-    found: Found | None = None  # the route table's answer
+    found: Routed | None = None  # the route table's answer
     headers: Headers = field(default_factory=list)  # every response carries them (limits)
     principal: Principal | None = None  # the key's holder, once authenticated
     keyless: bool = False  # a keyless CASE request (serve --case-public)
