@@ -143,3 +143,17 @@ def contract_fields(record: dict[str, Any], fields: Any) -> list[str]:
     if "hasChildren" in names:
         assert list(record)[-1] == "hasChildren"
     return [k for k in record if k in names]
+
+
+def assert_gzipped_on_request(get: Any, path: str, vary: str) -> tuple[Any, Any]:
+    """GET `path` without and with gzip (`get(path, headers=...)`): the same content, the
+    second compressed and smaller, with `vary`; returns both responses."""
+    plain = get(path, headers={"accept-encoding": "identity"})
+    zipped = get(path, headers={"accept-encoding": "gzip"})
+    assert plain.status_code == zipped.status_code == 200
+    assert "content-encoding" not in plain.headers
+    assert zipped.headers["content-encoding"] == "gzip"
+    assert zipped.headers["vary"] == vary
+    assert int(zipped.headers["content-length"]) < len(plain.content)
+    assert zipped.content == plain.content  # httpx decodes it
+    return plain, zipped

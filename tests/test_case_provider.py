@@ -18,7 +18,7 @@ from edukg.app.core import EdukgApp
 from edukg.ingest.builder import load
 from edukg.store import open_key_store
 from tests.conftest import Api
-from tests.support import SAMPLE, SHARED, ServerThread
+from tests.support import SAMPLE, SHARED, ServerThread, assert_gzipped_on_request
 from tests.test_case_import import ACT, ACT_DOC, DOC, STANDARD_A, full_package, write
 
 REFERENCE = SHARED / "reference" / "case"
@@ -230,14 +230,7 @@ def test_packages_come_gzipped_under_a_tag_of_their_own(
 ) -> None:
     client, _ = provider()
     path = f"/ims/case/v1p1/CFPackages/{DOC}"
-    plain = client.get(path, headers={"accept-encoding": "identity"})
-    zipped = client.get(path, headers={"accept-encoding": "gzip"})
-    assert plain.status_code == zipped.status_code == 200
-    assert "content-encoding" not in plain.headers
-    assert zipped.headers["content-encoding"] == "gzip"
-    assert zipped.headers["vary"] == "Accept-Encoding, X-Data-Version"
-    assert int(zipped.headers["content-length"]) < len(plain.content)
-    assert zipped.content == plain.content  # httpx decodes it
+    plain, zipped = assert_gzipped_on_request(client.get, path, "Accept-Encoding, X-Data-Version")
     # Two representations, two tags: each revalidates as itself.
     assert plain.headers["etag"] != zipped.headers["etag"]
     for response, encoding in ((plain, "identity"), (zipped, "gzip")):

@@ -12,7 +12,7 @@ import orjson
 from edukg.ingest.builder import load
 from edukg.ingest.demo import demo_case_uuid, demo_lines
 from tests.conftest import Api
-from tests.support import ROOT
+from tests.support import ROOT, assert_gzipped_on_request
 from tests.test_load import write_export
 from tests.test_text_alignment import TWO_SKILLS as _TWO_SKILLS
 
@@ -252,11 +252,4 @@ def test_not_found_icon_narrow_pages_and_readable_boxes(browser: object, sample:
 
 def test_the_explorer_and_the_document_come_gzipped_to_who_asks(demo: Api) -> None:
     for path in ("/explore", "/openapi.json"):
-        plain = demo.http.get(path, headers={"accept-encoding": "identity"})
-        zipped = demo.http.get(path, headers={"accept-encoding": "gzip"})
-        assert plain.status_code == zipped.status_code == 200
-        assert "content-encoding" not in plain.headers
-        assert zipped.headers["content-encoding"] == "gzip"
-        assert zipped.headers["vary"] == "Accept-Encoding"
-        assert int(zipped.headers["content-length"]) < len(plain.content)
-        assert zipped.content == plain.content  # httpx decodes it
+        assert_gzipped_on_request(demo.http.get, path, "Accept-Encoding")

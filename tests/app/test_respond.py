@@ -9,6 +9,7 @@ import time
 from typing import Any
 
 from edukg.app.access_log import AccessLog
+from edukg.app.caching import wants_gzip
 from edukg.app.exchange import Exchange
 from edukg.app.http import JSON, Answer, Representation
 from edukg.app.metrics import Metrics
@@ -48,10 +49,10 @@ def test_names_tag_needs_the_tag_itself() -> None:
 
 def test_small_bodies_and_clients_without_gzip_get_the_body_as_it_is() -> None:
     large = b"x" * 5000
-    assert encoded(b"{}", b"gzip") == (b"{}", False)
-    assert encoded(large, None) == (large, False)
-    assert encoded(large, b"gzip;q=0") == (large, False)
-    zipped, done = encoded(large, b"br, gzip")
+    assert encoded(b"{}", True) == (b"{}", False)
+    assert encoded(large, False) == (large, False)
+    assert not wants_gzip(b"gzip;q=0") and wants_gzip(b"br, gzip")
+    zipped, done = encoded(large, True)
     assert done and gzip.decompress(zipped) == large
 
 

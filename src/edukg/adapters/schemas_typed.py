@@ -10,7 +10,7 @@ from types import UnionType
 from typing import Annotated, Any, Literal, Union, get_args, get_origin, get_type_hints
 
 from edukg.model import alignment, framework_rows
-from edukg.model.alignment import Bounds, Doc, Omittable
+from edukg.model.alignment import Bounds, Doc, omittable_fields
 from edukg.model.shapes import EnumName
 
 _PLAIN = {str: "string", int: "integer", float: "number", bool: "boolean"}
@@ -58,9 +58,10 @@ def row_schema(shape: type) -> dict[str, Any]:
     hints = get_type_hints(shape, include_extras=True)
     properties: dict[str, Any] = {}
     required = []
+    omittable = omittable_fields(shape)
     for field in dataclasses.fields(shape):
         schema, nullable, about = type_schema(hints[field.name])
-        if _omittable(hints[field.name]):
+        if field.name in omittable:
             nullable = False  # left out, never null
         else:
             required.append(field.name)
@@ -81,12 +82,6 @@ def row_schema(shape: type) -> dict[str, Any]:
     if base:
         return {"allOf": [_ref(base), own], "description": described}
     return {**own, "description": described}
-
-
-def _omittable(declared: Any) -> bool:
-    return get_origin(declared) is Annotated and any(
-        isinstance(extra, Omittable) for extra in get_args(declared)[1:]
-    )
 
 
 def enum_schemas(types: tuple[Any, ...]) -> dict[str, Any]:

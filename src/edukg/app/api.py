@@ -164,7 +164,7 @@ class ApiAnswers:
         if verdict == "checking" or verdict.startswith("damaged"):  # else: the file is sound
             check_parsable(body, p)
         # Small bodies go as they are, under the tag of that representation.
-        body, gzipped = encoded(body, b"gzip" if p.gz else None)
+        body, gzipped = encoded(body, p.gz)
         tag = caching.etag(p.version, op.operation_id, caching.canonical(values),
                            tag_encoding(gzipped))  # fmt: skip
         headers = [JSON, (b"x-data-version", p.info.data_version.encode()), (b"etag", tag)]

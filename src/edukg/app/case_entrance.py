@@ -30,7 +30,7 @@ from edukg.app.http import JSON, Answer, Headers, Representation
 from edukg.app.memory import released
 from edukg.app.pipeline import guarded
 from edukg.app.requests import SEARCH_COST, query_of
-from edukg.app.respond import Policy, names_tag, tag_encoding, with_encoding
+from edukg.app.respond import Policy, names_tag, tag_encoding, with_encoding, worth_gzip
 from edukg.app.workpool import Busy, WorkPool
 from edukg.model.errors import ApiError, RateLimitError
 from edukg.model.lru import ByteLru
@@ -137,7 +137,7 @@ class CaseAnswers:
             return 304, b"", headers[1:]
         kept = self.answers.get(key)
         if kept is not None:
-            if not gz or len(kept) < caching.GZIP_MIN_BYTES:
+            if not worth_gzip(kept, gz):
                 return Representation(kept, headers, tag)
             zipped = self.answers.get(key + _GZIP)
             if zipped is not None:
@@ -152,7 +152,7 @@ class CaseAnswers:
         once for the clients that accept gzip."""
         todo: Any = later
         body = await self._built(todo.key, todo.pool, lambda: guarded(ex, todo.build))
-        if not todo.gzip or len(body) < caching.GZIP_MIN_BYTES:
+        if not worth_gzip(body, todo.gzip):
             return Representation(body, todo.headers, todo.tag)
         zipped = await self._built(todo.key + _GZIP, todo.pool, lambda: caching.compress(body))
         return Representation(zipped, with_encoding(todo.headers, True), todo.tag)

@@ -57,10 +57,16 @@ def tag_encoding(gzipped: bool) -> bytes:
     return caching.GZIP_TAG if gzipped else b"identity"
 
 
-def encoded(body: bytes, accept_encoding: bytes | None) -> tuple[bytes, bool]:
-    """The body as a client asking with `accept_encoding` gets it, and whether gzipped:
-    below GZIP_MIN_BYTES a body goes as it is (bench/compression.py)."""
-    if len(body) < caching.GZIP_MIN_BYTES or not caching.wants_gzip(accept_encoding):
+def worth_gzip(body: bytes, accepted: bool) -> bool:
+    """Whether a body goes gzipped to a client that does (`accepted`) or does not accept
+    it: below GZIP_MIN_BYTES a body goes as it is (bench/compression.py)."""
+    return accepted and len(body) >= caching.GZIP_MIN_BYTES
+
+
+def encoded(body: bytes, accepted: bool) -> tuple[bytes, bool]:
+    """The body as a client that does (`accepted`) or does not accept gzip gets it, and
+    whether gzipped."""
+    if not worth_gzip(body, accepted):
         return body, False
     return caching.compress(body), True
 
@@ -146,9 +152,7 @@ class Responder:
         object (a page, an asset, the document) is compressed once."""
         if any(h[0] == b"content-encoding" for h in headers):
             return body, headers
-        if len(body) < caching.GZIP_MIN_BYTES:
-            return body, headers
-        if not caching.wants_gzip(ex.head.get(b"accept-encoding")):
+        if not worth_gzip(body, caching.wants_gzip(ex.head.get(b"accept-encoding"))):
             return body, headers
         memo = self._memo.get(id(body))
         if memo is None or memo[0] is not body:  # kept with its body: ids are not reused

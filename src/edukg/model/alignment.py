@@ -238,14 +238,15 @@ def encoded_list(rows: list[Extended[Any]], rest: dict[str, Any]) -> bytes:
 def encode(row: Any) -> bytes:
     """A row as served: its fields in declared order, an `Omittable` one left out when
     it has no value."""
-    omit = _omittable(type(row))
+    omit = omittable_fields(type(row))
     if not any(getattr(row, name) is None for name in omit):
         return orjson.dumps(row)
     kept = {f.name: getattr(row, f.name) for f in dataclasses.fields(row)}
     return orjson.dumps({k: v for k, v in kept.items() if not (k in omit and v is None)})
 
 
-def _omittable(shape: Any) -> tuple[str, ...]:
+def omittable_fields(shape: Any) -> tuple[str, ...]:
+    """The fields of a row type marked `Omittable`."""
     known = _OMITTABLE.get(shape)
     if known is None:
         hints = get_type_hints(shape, include_extras=True)

@@ -113,10 +113,10 @@ def coverage(
 ) -> CoverageResult:
     """Every standard of the framework (with `where`'s grade and statement type) and what
     of the curriculum covers it; counterparts at least `where.min_jaccard`."""
-    known_curriculum(store, curriculum_id)  # an unknown curriculum: refused, nothing kept
+    holdings = known_curriculum(store, curriculum_id)  # an unknown one: refused, nothing kept
 
     def compute() -> tuple[int, CoverageResult]:
-        found = covered(store, curriculum_id, framework_uuid, where)
+        found = _covered(store, curriculum_id, framework_uuid, where, holdings)
         rows = [(c.standard.identifier, exact(encode(c.row()))) for c in found.standards]
         ordered = sorted(found.standards, key=lambda c: code_order(c.standard.code))
         missing = [_code(c.standard) for c in ordered if c.status == NONE]
@@ -136,6 +136,13 @@ def coverage(
 def covered(store: Store, curriculum_id: str, framework_uuid: str, where: PairFilter) -> Coverage:
     """The coverage as typed rows, computed afresh (`coverage` keeps it encoded)."""
     holdings = known_curriculum(store, curriculum_id)
+    return _covered(store, curriculum_id, framework_uuid, where, holdings)
+
+
+def _covered(
+    store: Store, curriculum_id: str, framework_uuid: str, where: PairFilter,
+    holdings: dict[str, int],
+) -> Coverage:  # fmt: skip
     found = framework(store, framework_uuid)
     query = Members(found.identifier, where.grades_mask, None, where.statement_type)
     items, _ = framework_items(store, query)
