@@ -76,6 +76,10 @@ def _problems(shared: Path, work: Path, fit: bool) -> None:
         print(f"{'search, first 500 characters':28} hit@1 {searched[1]:.3f}  hit@5"
               f" {searched[5]:.3f}  hit@10 {searched[10]:.3f}")  # fmt: skip
         firsts += measured.first
+    print(
+        "   (latency: with grades, the passages' vectors are those kept from the run"
+        " without; bench/align_latency.py measures new texts)"
+    )
     print("   first results by score band (both runs): band, results, share right")
     for name, count, share in mathfish.bands(firsts, EDGES):
         print(f"   {name}  {count:4}  {share:.2f}")

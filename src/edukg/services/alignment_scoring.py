@@ -173,8 +173,8 @@ CALIBRATED = {
 BANDS = (
     (0.6, "high", "about 2 in 3"),
     (0.4, "medium", "about 1 in 2"),
-    (0.2, "low", "about 1 in 3"),
-    (0.0, "very low", "about 1 in 5"),
+    (0.2, "low", "about 2 in 5"),
+    (0.0, "very low", "about 1 in 7"),
 )
 
 

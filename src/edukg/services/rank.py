@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import sys
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
+from edukg.model.lru import ByteLru
 from edukg.store.base import Candidates
 
 # Reciprocal rank fusion's constant. 60 (Cormack, Clarke and Büttcher, 2009) is the usual
@@ -86,23 +88,58 @@ def _executor(purpose: str) -> ThreadPoolExecutor:
 def vectors(texts: list[str]) -> Any:
     """Unit vectors of `texts` (a float32 array, one row each), or None without the model.
 
-    Long lists are embedded in two halves on the helper threads at once (each run of the
-    model on one core), so a 20,000-character text takes about half the time.
+    Each text is embedded alone, and a text embedded lately is not embedded again
+    (`_kept`). Many texts are embedded in two halves on the helper threads at once (each
+    run of the model on one core), so a 20,000-character text takes about half the time.
     """
     encoder = _load()
     if encoder is None:
         return None
     import numpy as np  # noqa: PLC0415
 
+    if not texts:
+        return encoder.encode([])
+    rows: dict[str, Any] = {}
+    for text in texts:
+        kept = _kept.get(text)
+        if kept is not None:
+            rows[text] = kept[1]
+    missing = [t for t in dict.fromkeys(texts) if t not in rows]
+    for text, row in zip(missing, _encoded(encoder, missing), strict=True):
+        _kept.put(text, (sys.getsizeof(text) + row.nbytes + _ENTRY_OVERHEAD, row))
+        rows[text] = row
+    return np.stack([rows[t] for t in texts])
+
+
+def _encoded(encoder: Any, texts: list[str]) -> list[Any]:
+    """Each text's vector, embedded alone, so that a passage's vector never depends on
+    the passages it came with (the int8 model scales its activations per run: batched
+    with others, a text's vector moved by up to 0.01 in cosine) and can be kept. Alone is
+    also quicker than batched here: a batch pads every text to its longest."""
     if len(texts) < _SPLIT_AT:
-        return encoder.encode(texts)
+        return _alone(encoder, texts)
     half = (len(texts) + 1) // 2
     pool = _executor("texts")
-    parts = [pool.submit(encoder.encode, texts[:half]), pool.submit(encoder.encode, texts[half:])]
-    return np.concatenate([part.result() for part in parts])
+    parts = [pool.submit(_alone, encoder, texts[:half]), pool.submit(_alone, encoder, texts[half:])]
+    return [row for part in parts for row in part.result()]
+
+
+def _alone(encoder: Any, texts: list[str]) -> list[Any]:
+    return [encoder.encode([text])[0] for text in texts]
 
 
 _SPLIT_AT = 8  # texts: below this one run of the model is as quick
+# Passages recur: a text aligned again under other filters (the explorer's grade buttons,
+# an assistant trying frameworks in turn) and the routine sentences curricula repeat
+# ("Students work in pairs."). Their vectors are kept by text within this budget: about
+# 10,000 sentences. The text's own characters are weighed too, so a client sending long
+# distinct passages only churns the cache, never grows it.
+PASSAGE_CACHE_BYTES = 16 << 20
+_ENTRY_OVERHEAD = 300  # the array's header, the entry's tuple, the LRU's node
+# Values: (bytes weighed, the vector).
+_kept: ByteLru[str, tuple[int, Any]] = ByteLru(
+    PASSAGE_CACHE_BYTES, lambda kept: kept[0], keep_last=False
+)
 
 
 def nearest(candidates: Candidates, vector: Any, k: int) -> list[tuple[str, float]]:

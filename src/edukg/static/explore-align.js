@@ -141,7 +141,7 @@
   // The bands of docs/api.md ("Aligning a text"): what share of first results in each
   // were a standard the problem's publisher tagged, measured by bench/align_eval.py.
   const CONFIDENCE = [["high", "score 0.6 or more, about 2 in 3 right"], ["medium", "0.4 to 0.6, about 1 in 2"],
-    ["low", "0.2 to 0.4, about 1 in 3"], ["very low", "below 0.2, about 1 in 5"]];
+    ["low", "0.2 to 0.4, about 2 in 5"], ["very low", "below 0.2, about 1 in 7"]];
   const pathOf = (h, place) => place.path.filter((s) => s.statementType !== "Grade Level").map((s) => h.esc(s.statementCode || (s.description || "").slice(0, 40))).join(" › ");
 
   async function alignText(h) {
