@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from edukg.model.encoder import available
+from edukg.model.lru import ByteLru
 from edukg.services import rank
 
 
@@ -30,7 +31,7 @@ def counting(monkeypatch: pytest.MonkeyPatch) -> _Counting:
     real = rank._load()
     spy = _Counting(real)
     monkeypatch.setattr(rank, "_encoder", spy)
-    kept = rank._kept.__class__(rank.PASSAGE_CACHE_BYTES, lambda v: v[0], keep_last=False)
+    kept: ByteLru[str, Any] = ByteLru(rank.PASSAGE_CACHE_BYTES, lambda v: v[0], keep_last=False)
     monkeypatch.setattr(rank, "_kept", kept)
     return spy
 
@@ -53,7 +54,7 @@ def test_a_passage_is_embedded_once_and_answers_alike(counting: _Counting) -> No
 def test_the_cache_weighs_the_text_too_and_keeps_to_its_budget(
     counting: _Counting, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    kept = rank._kept.__class__(64 << 10, lambda v: v[0], keep_last=False)
+    kept: ByteLru[str, Any] = ByteLru(64 << 10, lambda v: v[0], keep_last=False)
     monkeypatch.setattr(rank, "_kept", kept)
     long = [f"{n} " + "seven tenths " * 2_000 for n in range(4)]  # 26 KB each
     rank.vectors(long)

@@ -33,6 +33,7 @@ from edukg.store.base import (
     OfKind,
     Search,
     Store,
+    every_row,
 )
 
 
@@ -44,14 +45,8 @@ def store(any_demo_db: str) -> Iterator[Store]:
 
 
 def walk(store: Store, query: Members | Linked | Listed | OfKind, limit: int) -> list[str]:
-    keys: list[str] = []
-    after = None
-    while True:
-        rows = store.page(query, after, limit)
-        keys.extend(k for k, _ in rows)
-        if len(rows) < limit:
-            return keys
-        after = rows[-1][0]
+    """Every key of `query`, read `limit` at a time (the walk services use)."""
+    return [key for key, _ in every_row(store, query, limit)]
 
 
 def test_info(store: Store) -> None:

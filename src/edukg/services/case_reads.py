@@ -12,7 +12,7 @@ from typing import Any
 
 import orjson
 
-from edukg.store.base import CASE_DEFINITIONS, Edge, Found, Members, Store
+from edukg.store.base import CASE_DEFINITIONS, Edge, Found, Members, Store, every_row
 
 _PAGE = 1000  # members read per statement
 
@@ -24,14 +24,8 @@ def by_case_uuid(store: Store, case_uuid: str, kind: str) -> Found | None:
 
 def members(store: Store, framework: str) -> dict[str, dict[str, Any]]:
     """Every item of a framework (by node identifier), decoded, in identifier order."""
-    found: dict[str, dict[str, Any]] = {}
-    after = None
-    while True:
-        rows = store.page(Members(framework), after, _PAGE)
-        found.update((identifier, orjson.loads(doc)) for identifier, doc in rows)
-        if len(rows) < _PAGE:
-            return found
-        after = rows[-1][0]
+    rows = every_row(store, Members(framework), _PAGE)
+    return {identifier: orjson.loads(doc) for identifier, doc in rows}
 
 
 def edges_of(store: Store, nodes: Sequence[str]) -> list[Edge]:

@@ -29,6 +29,7 @@ from edukg.store.base import (
     SUPPORTED,
     Members,
     Store,
+    every_row,
 )
 
 PUBLISHED: CrosswalkMethod = "published"
@@ -142,14 +143,7 @@ def overlap(a: frozenset[str], b: frozenset[str]) -> tuple[float, int, int, int]
 
 def members(store: Store, query: Members) -> dict[str, Item]:
     """The items of a framework (with the query's filters), by identifier."""
-    found: dict[str, Item] = {}
-    after: str | None = None
-    while True:
-        rows = store.page(query, after, _READ)
-        found.update((key, item_of(key, doc)) for key, doc in rows)
-        if len(rows) < _READ:
-            return found
-        after = rows[-1][0]
+    return {key: item_of(key, doc) for key, doc in every_row(store, query, _READ)}
 
 
 def framework_items(

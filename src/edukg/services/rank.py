@@ -105,27 +105,27 @@ def vectors(texts: list[str]) -> Any:
         if kept is not None:
             rows[text] = kept[1]
     missing = [t for t in dict.fromkeys(texts) if t not in rows]
-    for text, row in zip(missing, _encoded(encoder, missing), strict=True):
+    for text, row in zip(missing, _encoded(missing), strict=True):
         _kept.put(text, (sys.getsizeof(text) + row.nbytes + _ENTRY_OVERHEAD, row))
         rows[text] = row
     return np.stack([rows[t] for t in texts])
 
 
-def _encoded(encoder: Any, texts: list[str]) -> list[Any]:
+def _encoded(texts: list[str]) -> list[Any]:
     """Each text's vector, embedded alone, so that a passage's vector never depends on
     the passages it came with (the int8 model scales its activations per run: batched
     with others, a text's vector moved by up to 0.01 in cosine) and can be kept. Alone is
     also quicker than batched here: a batch pads every text to its longest."""
     if len(texts) < _SPLIT_AT:
-        return _alone(encoder, texts)
+        return _alone(texts)
     half = (len(texts) + 1) // 2
     pool = _executor("texts")
-    parts = [pool.submit(_alone, encoder, texts[:half]), pool.submit(_alone, encoder, texts[half:])]
+    parts = [pool.submit(_alone, texts[:half]), pool.submit(_alone, texts[half:])]
     return [row for part in parts for row in part.result()]
 
 
-def _alone(encoder: Any, texts: list[str]) -> list[Any]:
-    return [encoder.encode([text])[0] for text in texts]
+def _alone(texts: list[str]) -> list[Any]:
+    return [query_vector(text) for text in texts]
 
 
 _SPLIT_AT = 8  # texts: below this one run of the model is as quick

@@ -24,7 +24,7 @@ from edukg.services import hierarchy, words
 from edukg.services.meaning import Indexed, indexed
 from edukg.services.memo import remembered
 from edukg.services.words import Words
-from edukg.store.base import COMPONENTS, CROSSWALK, Matching, Search, Store
+from edukg.store.base import COMPONENTS, CROSSWALK, Matching, Search, Store, every_row
 
 _READ = 1000  # records read per query
 _GROUPING = "Standard Grouping"
@@ -134,14 +134,7 @@ def _listed(store: Store, search: Search) -> list[str]:
     query = Matching(search.kind, subject=search.subject, jurisdiction=search.jurisdiction,
                      statement_type=search.statement_type, grades_mask=search.grades_mask,
                      framework=search.framework)  # fmt: skip
-    out: list[str] = []
-    after: str | None = None
-    while True:
-        rows = store.page(query, after, _READ)
-        out.extend(identifier for identifier, _ in rows)
-        if len(rows) < _READ:
-            return out
-        after = rows[-1][0]
+    return [identifier for identifier, _ in every_row(store, query, _READ)]
 
 
 def _groups(codes: Sequence[str | None], statements: Sequence[str]) -> Any:

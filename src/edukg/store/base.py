@@ -437,4 +437,16 @@ class Releases(Protocol):
         """Close the stores opened for releases."""
 
 
+def every_row(store: Store, query: Query, per_read: int) -> Iterator[Row]:
+    """Every row of `query`, in identifier order, read `per_read` at a time (each read a
+    keyset page: no offset, so a long walk costs the same per row)."""
+    after: str | None = None
+    while True:
+        rows = store.page(query, after, per_read)
+        yield from rows
+        if len(rows) < per_read:
+            return
+        after = rows[-1][0]
+
+
 __all__ = ["ReleaseError", "StatementTimeout", "StoreUnavailable"]
