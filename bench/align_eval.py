@@ -12,6 +12,11 @@
 3. Last round's measures on the sample (harness/alignment_eval.py): (a) one learning
    component's description, (b) several joined, (c) California's Common Core counterparts.
 
+4. The check (POST /alignments/check) on the dev problems: each problem's labels as
+   positive pairs, three standards of a label's grade outside the labels' families as
+   negative pairs; ROC AUC of `score`, balanced accuracy of `aligned` (no grade given), how
+   often a positive is marked not aligned (labels include standards a problem builds on).
+
 --fit prints the calibration's constants (logistic fits of whether a result is right)
 for services/alignment_scoring.py and services/similar.py. The data is read from ../shared
 at run time and never copied; see docs/search.md, "Aligning a text".
@@ -91,7 +96,23 @@ def _problems(shared: Path, work: Path, fit: bool) -> None:
         print(
             "   fit (share, similarity, bias):", [round(v, 3) for v in mathfish.fit_logistic(rows)]
         )
+    _check(store, problems, fit)
     store.close()
+
+
+def _check(store: Store, problems: list[mathfish.Problem], fit: bool) -> None:
+    pairs = mathfish.check_pairs(store, problems)
+    measured = mathfish.measure_check(store, pairs)
+    ms = sorted(1000 * s for s in measured.seconds)
+    print(f"4. the check, {len(pairs)} pairs ({sum(p.positive for p in pairs)} labels)")
+    print(f"   ROC AUC of score {measured.auc:.3f}   balanced accuracy of aligned"
+          f" {measured.balanced:.3f}   labels marked not aligned"
+          f" {measured.positives_not_aligned:.3f}   p50 {ms[len(ms) // 2]:.0f} ms"
+          f"  p95 {ms[int(0.95 * (len(ms) - 1))]:.0f} ms")  # fmt: skip
+    if fit:
+        rows = list(mathfish.check_features(store, pairs))
+        print("   check fit (fused, component, bias):",
+              [round(v, 3) for v in mathfish.fit_logistic(rows)])  # fmt: skip
 
 
 def _states(shared: Path, work: Path, fit: bool) -> None:

@@ -164,3 +164,102 @@ def report(title: str, measured: Measured, say: Callable[[str], None] = print) -
     p95 = ms[int(0.95 * (len(ms) - 1))] if ms else 0.0
     say(f"{title:28} hit@1 {measured.hits[1]:.3f}  hit@5 {measured.hits[5]:.3f}"
         f"  hit@10 {measured.hits[10]:.3f}   p50 {p50:.0f} ms  p95 {p95:.0f} ms")  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Pair:
+    """A problem and a standard of the sample's Multi-State framework: one of its labels
+    (positive) or a standard of a label's grade outside every label's family (negative)."""
+
+    problem: Problem
+    code: str
+    positive: bool
+
+
+def check_pairs(
+    store: Store, found: list[Problem], negatives: int = 3, seed: int = 7
+) -> list[Pair]:
+    """Each problem's labels as positive pairs, and `negatives` standards of the labels'
+    grades outside the labels' families (a standard, its sub-standards and its parent) as
+    negative pairs, drawn with a fixed seed."""
+    import random
+
+    from edukg.model.vocabulary import STANDARD
+    from edukg.store.base import Matching, every_row
+
+    rows = list(every_row(store, Matching(STANDARD, jurisdiction=JURISDICTION), 1000))
+    standards = sorted({(orjson.loads(doc).get("statementCode") or "",
+                         tuple(orjson.loads(doc).get("gradeLevel") or ())) for _, doc in rows})  # fmt: skip
+    codes = {code for code, _ in standards}
+    draw = random.Random(seed)
+    out = []
+    for problem in found:
+        out += [Pair(problem, label, True) for label in problem.labels if label in codes]
+        pool = [code for code, grades in standards
+                if code and set(grades) & set(problem.grades) and not hit(code, problem.labels)]  # fmt: skip
+        out += [Pair(problem, code, False) for code in draw.sample(pool, min(negatives, len(pool)))]
+    return out
+
+
+@dataclass
+class Checked:
+    """The check's measures: ROC AUC of `score`, balanced accuracy of `aligned`, how often
+    a positive is marked not aligned, and each pair's (score, aligned, positive,
+    addressed share of components) with the latency of each check."""
+
+    auc: float
+    balanced: float
+    positives_not_aligned: float
+    rows: list[tuple[float, bool, bool, float]]
+    seconds: list[float]
+
+
+def measure_check(store: Store, pairs: list[Pair]) -> Checked:
+    """Check every pair (no grade given, as the check takes none)."""
+    from edukg.services.alignment_check import CheckQuery, check
+
+    rows = []
+    seconds = []
+    for pair in pairs:
+        started = time.perf_counter()
+        result = check(store, CheckQuery(pair.problem.text, code=pair.code,
+                                         jurisdiction=JURISDICTION))  # fmt: skip
+        seconds.append(time.perf_counter() - started)
+        share = result.alignedCount / result.totalCount if result.totalCount else 0.0
+        rows.append((result.score, result.aligned, pair.positive, share))
+    pos = [r for r in rows if r[2]]
+    neg = [r for r in rows if not r[2]]
+    balanced = (sum(r[1] for r in pos) / max(1, len(pos))
+                + sum(not r[1] for r in neg) / max(1, len(neg))) / 2  # fmt: skip
+    return Checked(roc_auc([r[0] for r in rows], [r[2] for r in rows]), balanced,
+                   sum(not r[1] for r in pos) / max(1, len(pos)), rows, seconds)  # fmt: skip
+
+
+def roc_auc(scores: list[float], positive: list[bool]) -> float:
+    """The chance that a positive scores above a negative (ties count half)."""
+    ranked_ = sorted(zip(scores, positive, strict=True))
+    n_pos = sum(positive)
+    n_neg = len(positive) - n_pos
+    if not n_pos or not n_neg:
+        return float("nan")
+    rank_sum = 0.0
+    i = 0
+    while i < len(ranked_):
+        j = i
+        while j < len(ranked_) and ranked_[j][0] == ranked_[i][0]:
+            j += 1
+        mid = (i + j + 1) / 2  # the mean 1-based rank of a tie
+        rank_sum += mid * sum(1 for k in range(i, j) if ranked_[k][1])
+        i = j
+    return (rank_sum - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg)
+
+
+def check_features(store: Store, pairs: list[Pair]) -> Iterator[tuple[float, float, bool]]:
+    """(fused score of the standard's family, best component's similarity, positive) of
+    each pair: what the check's score is calibrated on."""
+    from edukg.services.alignment_check import CheckQuery, calibration_inputs
+
+    for pair in pairs:
+        query = CheckQuery(pair.problem.text, code=pair.code, jurisdiction=JURISDICTION)
+        fused, component = calibration_inputs(store, query)
+        yield fused, component, pair.positive

@@ -123,6 +123,22 @@ def any_demo_db(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPat
     return _demo_db(request.param, tmp_path_factory, request)
 
 
+@pytest.fixture(scope="session")
+def indexed_sample_db(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """A SQLite database holding ../shared/data/kg-sample with its semantic index (skips
+    without the sample or ONNX Runtime): what alignment is measured on."""
+    from edukg.model.encoder import available
+
+    if not available():
+        pytest.skip("ONNX Runtime is not installed (pip install 'edukg[index]')")
+    if not (SAMPLE / "nodes.jsonl").is_file():
+        pytest.skip(f"the real export sample is not at {SAMPLE}")
+    db = str(tmp_path_factory.mktemp("indexed-sample") / "sample.db")
+    load([str(SAMPLE)], db, data_version="1.0.0")
+    index(db)
+    return db
+
+
 @pytest.fixture(scope="session", params=HTTP_BACKENDS)
 def sample_db(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> str:
     """A database holding ../shared/data/kg-sample (skips when it is absent)."""

@@ -11,8 +11,6 @@ from pathlib import Path
 import orjson
 import pytest
 
-from edukg.ingest.builder import load
-from edukg.ingest.index import index
 from edukg.model.encoder import available
 from edukg.services.text_alignment import AlignQuery, align
 from edukg.store import open_store
@@ -32,12 +30,8 @@ def _needs(path: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def sample_store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Store]:
-    _needs(SAMPLE)
-    db = str(tmp_path_factory.mktemp("quality") / "sample.db")
-    load([str(SAMPLE)], db, data_version="1.0.0")
-    index(db)
-    store = open_store(db)
+def sample_store(indexed_sample_db: str) -> Iterator[Store]:
+    store = open_store(indexed_sample_db)
     yield store
     store.close()
 

@@ -33,6 +33,7 @@ TOOLS = {
     "find_curriculum_lessons",
     "find_materials_for_lesson",
     "find_counterpart_standards",
+    "check_text_against_standard",
     "report_curriculum_coverage",
     "align_text_to_standards",
 }

@@ -254,6 +254,39 @@ async def test_the_mcp_tool(demo: Api) -> None:
         assert "limit" in (await call_error(s, "align_text_to_standards", text="x", limit=99))
 
 
+@pytest.mark.anyio
+async def test_mcp_refuses_what_rest_refuses(demo: Api) -> None:
+    """Each bad argument the red team sent is a tool error in REST's words, and what REST
+    takes the tools take (the arguments are read by the REST operations' rules)."""
+    ms = demo_case_uuid("vt-math", "M.3.NF.2")
+    async with session(demo) as s:
+        for grades in (["zz"], ["13"], [""], ["k"]):
+            error = await call_error(s, "align_text_to_standards", text=TWO_SKILLS,
+                                     gradeLevel=grades)  # fmt: skip
+            assert "Invalid value for gradeLevel" in error, (grades, error)
+        for place in ("Atlantis", "Multi-Stat", "california"):
+            error = await call_error(s, "align_text_to_standards", text=TWO_SKILLS,
+                                     jurisdiction=place)  # fmt: skip
+            assert f"Invalid value for jurisdiction: '{place}'" in error, error
+            error = await call_error(s, "find_counterpart_standards", caseIdentifierUUID=ms,
+                                     jurisdiction=place)  # fmt: skip
+            assert f"Invalid value for jurisdiction: '{place}'" in error, error
+            error = await call_error(s, "find_standard_statement", code="3.MD",
+                                     jurisdiction=place)  # fmt: skip
+            assert f"Invalid value for jurisdiction: '{place}'" in error, error
+        both = await call_error(s, "align_text_to_standards", text=TWO_SKILLS,
+                                jurisdiction="Vermont", framework="Vermont:Mathematics")  # fmt: skip
+        assert "not both" in both
+        assert "limit" in await call_error(s, "align_text_to_standards", text=TWO_SKILLS,
+                                           limit=True)  # fmt: skip
+        error = await call_error(s, "report_curriculum_coverage", curriculumId="demo",
+                                 framework="Vermont:Mathematics", gradeLevel=["zz"])  # fmt: skip
+        assert "Invalid value for gradeLevel" in error
+        one = await call(s, "align_text_to_standards", text=TWO_SKILLS, gradeLevel="3",
+                         jurisdiction="Multi-State")  # fmt: skip
+        assert one["standards"]
+
+
 __all__ = ["anyio_backend"]  # the MCP test runs on asyncio, as test_mcp's
 
 

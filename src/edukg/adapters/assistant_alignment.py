@@ -12,6 +12,7 @@ from edukg.model.framework_rows import CoverageDomain
 from edukg.model.vocabulary import code_order as natural
 from edukg.model.vocabulary import grade_mask
 from edukg.services import comparison, coverage
+from edukg.services.alignment_check import CheckQuery, check
 from edukg.services.comparison import PairFilter, resolve_framework
 from edukg.services.crosswalks import Item, counterparts, item_of
 from edukg.services.graph import standard
@@ -139,3 +140,35 @@ def align_text(
 
 _QUOTED = 200  # characters of a supporting passage quoted
 _SHOWN_COMPONENTS = 5
+
+
+def check_text(
+    store: Store, text: str, case_uuid: str | None, code: str | None, jurisdiction: str | None
+) -> dict[str, Any]:
+    """One text against one standard, in brief: aligned or not, the score, each learning
+    component addressed or not with the passages that address it, and where the standard
+    stands among the others for the text."""
+    found = check(store, CheckQuery(text, case_uuid, code, jurisdiction))
+    brief = found.standard
+    answer: dict[str, Any] = {
+        "standard": {"code": brief.statementCode, "caseIdentifierUUID": brief.caseIdentifierUUID,
+                     "statement": brief.description, "jurisdiction": brief.jurisdiction,
+                     "gradeLevel": brief.gradeLevel},
+        "aligned": found.aligned,
+        "score": found.score,
+        "confidence": found.confidence,
+        "alignedCount": found.alignedCount,
+        "totalCount": found.totalCount,
+        "componentsFrom": found.componentsFrom,
+        "learningComponents": [
+            {"description": c.description or c.identifier, "addressed": c.addressed,
+             "score": c.score, "passages": [p.text[:_QUOTED] for p in c.passages]}
+            for c in found.learningComponents
+        ],
+        "rank": None if found.rank is None else {
+            "position": found.rank.position, "of": found.rank.of, "better": found.rank.better[:5]
+        },
+    }  # fmt: skip
+    if found.note:
+        answer["note"] = found.note
+    return answer

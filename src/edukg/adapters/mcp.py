@@ -14,8 +14,10 @@ import dataclasses
 import inspect
 from collections.abc import Callable
 from contextvars import ContextVar
+from dataclasses import dataclass
 from typing import Annotated, Any, Literal, get_args
 
+import orjson
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.transport_security import TransportSecuritySettings
@@ -24,6 +26,13 @@ from pydantic import Field, ValidationError
 from edukg import __version__
 from edukg.adapters import assistant, assistant_alignment
 from edukg.adapters.assistant import MAX_LESSONS, MAX_LINKED, MAX_STANDARDS
+from edukg.adapters.params import (
+    GradeLevels,
+    JurisdictionFilter,
+    declared,
+    instance,
+    parse_body,
+)
 from edukg.adapters.rest import text_alignment
 from edukg.adapters.rest.base import Operation
 from edukg.model.alignment import Confidence
@@ -84,6 +93,8 @@ def _plain_problem(name: str, kind: str, ctx: dict[str, Any]) -> str:
         return f"{name} takes at least {ctx.get('min_length')} {unit}"
     if kind == "literal_error":
         return f"{name} must be one of {ctx.get('expected')}"
+    if kind in ("int_type", "int_parsing"):
+        return f"{name} must be an integer"
     if kind == "extra_forbidden":
         return f"{name} is not an argument of this tool"
     return f"{name} is not valid here"
@@ -173,6 +184,15 @@ _DESCRIPTIONS: dict[str, str] = {
         "or JURISDICTION:SUBJECT (e.g. 'New York:Mathematics'); optional gradeLevel list "
         f"and minJaccard. Code lists at most {MAX_STANDARDS}."
     ),
+    "check_text_against_standard": (
+        "Check one text (an item, a lesson, an activity; up to 20,000 characters) against one"
+        " standard, learning component by learning component: whether the text is aligned,"
+        f" its calibrated score and confidence ({' | '.join(_BANDS)}), each of the standard's"
+        " learning components addressed or not with the passages that address it, and where"
+        " the standard ranks for the text among its jurisdiction's standards (with the codes"
+        " that fit better). Name the standard by caseIdentifierUUID, or by statementCode"
+        " with jurisdiction (default Multi-State)."
+    ),
     "align_text_to_standards": (
         "Which standards a text (a lesson, an item, an activity; up to 20,000 characters) "
         "addresses, by meaning and words, with the evidence: each standard's code, "
@@ -189,11 +209,47 @@ _DESCRIPTIONS: dict[str, str] = {
 
 # The tools that price a call as a REST operation does (the same work costs the same
 # tokens on every entrance): the operation whose cost rules apply.
+def _operation(operation_id: str) -> Operation[Any]:
+    return next(op for op in text_alignment.OPERATIONS if op.operation_id == operation_id)
+
+
 TOOL_OPERATIONS: dict[str, Operation[Any]] = {
-    "align_text_to_standards": next(
-        op for op in text_alignment.OPERATIONS if op.operation_id == "alignTextToStandards"
-    )
+    "align_text_to_standards": _operation("alignTextToStandards"),
+    "check_text_against_standard": _operation("checkTextAgainstStandard"),
 }
+
+
+def _as_rest(tool: str, arguments: dict[str, Any]) -> Any:
+    """A tool's arguments read as its REST operation reads a body (the same names, types,
+    limits and enumerations, and the same words for what is wrong), as that operation's
+    typed parameters."""
+    op = TOOL_OPERATIONS[tool]
+    given = {k: v for k, v in arguments.items() if v is not None}
+    try:
+        values = parse_body(declared(op.params), orjson.dumps(given))
+    except ApiError as exc:
+        raise ToolError(f"{tool}: {exc.message}") from None
+    return instance(op.params, values)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Filters:
+    """The filters tools share with REST's lists, read by REST's rules."""
+
+    jurisdiction: JurisdictionFilter = None
+    gradeLevel: GradeLevels = ()
+
+
+def _filters(tool: str, jurisdiction: str | None = None,
+             grades: list[str] | str | None = None) -> _Filters:  # fmt: skip
+    """A tool's jurisdiction and grades, refused in REST's words where REST refuses them."""
+    given = {"jurisdiction": jurisdiction, "gradeLevel": grades}
+    try:
+        values = parse_body(declared(_Filters), orjson.dumps({k: v for k, v in given.items()
+                                                               if v is not None}))  # fmt: skip
+    except ApiError as exc:
+        raise ToolError(f"{tool}: {exc.message}") from None
+    return instance(_Filters, values)
 
 
 class _Tools:
@@ -227,9 +283,8 @@ class _Tools:
             str | None, Field(description="e.g. California, Multi-State", max_length=100)
         ] = None,
     ) -> dict[str, Any]:
-        return _call(
-            assistant.find_standards, self.store, code, keywords, academicSubject, jurisdiction
-        )
+        place = _filters("find_standard_statement", jurisdiction).jurisdiction
+        return _call(assistant.find_standards, self.store, code, keywords, academicSubject, place)
 
     def find_standards_progression_from_standard(
         self,
@@ -295,11 +350,12 @@ class _Tools:
         jurisdiction: Annotated[str, Field(description="e.g. Texas, Multi-State", max_length=100)],
         minJaccard: Annotated[float | None, Field(description="0 to 1", ge=0.0, le=1.0)] = None,
     ) -> dict[str, Any]:
+        place = _filters("find_counterpart_standards", jurisdiction).jurisdiction
         return _call(
             assistant_alignment.find_counterparts,
             self.store,
             caseIdentifierUUID.lower(),
-            jurisdiction,
+            place,
             minJaccard,
         )
 
@@ -311,19 +367,40 @@ class _Tools:
             Field(description="CASE UUID or JURISDICTION:SUBJECT", min_length=1, max_length=150),
         ],
         gradeLevel: Annotated[
-            list[Annotated[str, Field(max_length=2)]] | None,
-            Field(description='e.g. ["4"]', max_length=14),
+            list[str] | str | None, Field(description='one grade or a list, e.g. ["4"]')
         ] = None,
         minJaccard: Annotated[float | None, Field(description="0 to 1", ge=0.0, le=1.0)] = None,
     ) -> dict[str, Any]:
+        grades = _filters("report_curriculum_coverage", grades=gradeLevel).gradeLevel
         return _call(
             assistant_alignment.curriculum_coverage,
             self.store,
             curriculumId,
             framework,
-            list(gradeLevel or []),
+            list(grades),
             minJaccard,
         )
+
+    def check_text_against_standard(
+        self,
+        text: Annotated[
+            str, Field(description="the text to check", min_length=1, max_length=20_000)
+        ],
+        caseIdentifierUUID: Annotated[
+            str | None, Field(description="the standard's CASE UUID; or give statementCode")
+        ] = None,
+        statementCode: Annotated[
+            str | None, Field(description="the standard's code, e.g. 3.MD.C.7.d")
+        ] = None,
+        jurisdiction: Annotated[
+            str | None, Field(description="where statementCode is, default Multi-State")
+        ] = None,
+    ) -> dict[str, Any]:
+        body = _as_rest("check_text_against_standard", {
+            "text": text, "caseIdentifierUUID": caseIdentifierUUID,
+            "statementCode": statementCode, "jurisdiction": jurisdiction,
+        })  # fmt: skip
+        return _call(_checked_text, self.store, body)
 
     def align_text_to_standards(
         self,
@@ -338,20 +415,32 @@ class _Tools:
             Field(description="CASE UUID or JURISDICTION:SUBJECT", min_length=1, max_length=150),
         ] = None,
         gradeLevel: Annotated[
-            list[Annotated[str, Field(max_length=2)]] | None,
-            Field(description='e.g. ["4"]', max_length=14),
+            list[str] | str | None, Field(description='one grade or a list, e.g. ["4"]')
         ] = None,
-        limit: Annotated[int, Field(description="1 to 50", ge=1, le=50)] = 10,
+        limit: Annotated[int, Field(description="1 to 50", strict=True)] = 10,
     ) -> dict[str, Any]:
+        if framework is not None and jurisdiction is not None:
+            raise ToolError(
+                "align_text_to_standards: give `jurisdiction` or `framework`, not both."
+            )
+        body = _as_rest("align_text_to_standards", {
+            "text": text, "jurisdiction": jurisdiction, "gradeLevel": gradeLevel, "limit": limit,
+        })  # fmt: skip
         return _call(
             assistant_alignment.align_text,
             self.store,
             text,
-            jurisdiction,
+            body.jurisdiction,
             framework,
-            list(gradeLevel or []),
-            limit,
+            list(body.gradeLevel),
+            body.limit,
         )
+
+
+def _checked_text(store: Store, body: Any) -> dict[str, Any]:
+    text_alignment.check_choice(body)
+    return assistant_alignment.check_text(store, body.text, body.caseIdentifierUUID,
+                                          body.statementCode, body.jurisdiction)  # fmt: skip
 
 
 def _arguments_of(tool: str) -> set[str]:

@@ -14,6 +14,7 @@ from edukg.cli.keys import cmd_keys
 from edukg.cli.output import EXIT_RULE
 from edukg.cli.releases import cmd_releases
 from edukg.cli.serving import cmd_quickstart, cmd_serve
+from edukg.cli.text_checks import cmd_align, cmd_check
 from edukg.store.base import DATA_VERSION
 
 
@@ -206,7 +207,7 @@ def _key_and_data_commands(sub: Any) -> None:
 
 
 def _alignment_commands(sub: Any) -> None:
-    """crosswalk and coverage."""
+    """crosswalk, coverage, align and check."""
     c = _with_db(
         sub.add_parser(
             "crosswalk",
@@ -230,6 +231,24 @@ def _alignment_commands(sub: Any) -> None:
     )
     _alignment_options(c)
     c.set_defaults(func=cmd_coverage)
+    c = _with_db(sub.add_parser("align", help="the standards a text addresses, best first"))
+    c.add_argument("text", help="the text, a file holding it, or - for standard input")
+    c.add_argument("--jurisdiction", default=None, help="e.g. California (default: any)")
+    c.add_argument("--grade", action="append", metavar="GRADE",
+                   help="only standards of this grade, e.g. 4 or K (repeatable)")  # fmt: skip
+    c.add_argument("--limit", type=int, default=10, help="at most N standards, 1-50 (10)")
+    c.add_argument("--json", action="store_true", help="the API's answer, as served")
+    c.set_defaults(func=cmd_align)
+    c = _with_db(
+        sub.add_parser("check", help="a text against one standard, component by component")
+    )
+    c.add_argument("text", help="the text, a file holding it, or - for standard input")
+    c.add_argument("--standard", required=True, metavar="CODE_OR_UUID",
+                   help="the standard's code (in --jurisdiction) or CASE UUID")  # fmt: skip
+    c.add_argument("--jurisdiction", default=None,
+                   help="where the code is (default Multi-State)")  # fmt: skip
+    c.add_argument("--json", action="store_true", help="the API's answer, as served")
+    c.set_defaults(func=cmd_check)
 
 
 def _alignment_options(cmd: argparse.ArgumentParser) -> None:

@@ -49,8 +49,9 @@ CrosswalkMethod = Annotated[
 ]
 CoverageStatus = Annotated[Literal["direct", "crosswalk", "none"], EnumName("CoverageStatus")]
 ContentType = Annotated[Literal["Lesson", "Activity", "Assessment"], EnumName("ContentType")]
+ComponentsFrom = Annotated[Literal["own", "crosswalk", "none"], EnumName("ComponentsFrom")]
 
-ENUM_TYPES = (Ranking, Confidence, CrosswalkMethod, CoverageStatus, ContentType)
+ENUM_TYPES = (Ranking, Confidence, CrosswalkMethod, CoverageStatus, ContentType, ComponentsFrom)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -202,10 +203,81 @@ class SimilarStandards:
     ranking: Ranking
 
 
+@dataclass(frozen=True, kw_only=True)
+class ComponentPassage:
+    """text[start:end] of the checked text, a passage that addresses a component."""
+
+    start: int
+    end: int
+    text: str
+    similarity: Annotated[Score, Doc("Cosine similarity of the passage and the component (by"
+                                     " words alone: BM25 mapped onto 0-1)")]  # fmt: skip
+
+
+@dataclass(frozen=True, kw_only=True)
+class CheckedComponent:
+    """One learning component of the checked standard, and whether the text addresses it."""
+
+    identifier: str
+    description: str | None
+    addressed: Annotated[bool, Doc("Whether a passage of the text addresses this skill")]
+    score: Annotated[Score, Doc("The best passage's similarity to the component")]
+    passages: Annotated[list[ComponentPassage], Doc("The passages that address it, in text order")]
+
+
+@dataclass(frozen=True, kw_only=True)
+class StandardStanding:
+    """Where the checked standard stands among its framework's standards for the text."""
+
+    position: Annotated[int, Doc("1: no standard fits the text better")]
+    of: Annotated[int, Doc("How many distinct standards were ranked")]
+    better: Annotated[
+        list[str],
+        Doc("The codes of the standards that fit better, best first (at most 10)"),
+    ]
+
+
+@dataclass(frozen=True, kw_only=True)
+class StandardCheck:
+    """How well a text addresses one standard, component by component (edukg extension)."""
+
+    standard: FrameworkItemBrief
+    aligned: Annotated[bool, Doc("Whether the text addresses the standard (score 0.45 or more)")]
+    score: Annotated[
+        Score,
+        Doc("Calibrated on real problems: the chance that the standard is one the text's"
+            " publisher tagged, against standards of the same grade (docs/api.md)"),
+    ]  # fmt: skip
+    confidence: Annotated[Confidence, Doc("The score's band (docs/api.md)")]
+    componentsFrom: Annotated[
+        ComponentsFrom,
+        Doc("own: the standard's learning components; crosswalk: those of its published"
+            " crosswalk counterparts (it has none of its own); none: it has none at all, and"
+            " its statement is the one thing checked"),
+    ]  # fmt: skip
+    alignedCount: Annotated[int, Doc("Learning components the text addresses")]
+    totalCount: Annotated[int, Doc("Learning components checked")]
+    learningComponents: list[CheckedComponent]
+    rank: Annotated[
+        StandardStanding | None,
+        Doc("Where the standard stands for this text among its jurisdiction's standards of"
+            " its subject and type (the same engine as POST /alignments)"),
+    ]  # fmt: skip
+    evidence: Annotated[
+        AlignmentEvidence | None,
+        Doc("The passages that address the standard most specifically, as POST /alignments"
+            " shows them"),
+    ]  # fmt: skip
+    ranking: Ranking
+    passages: Annotated[int, Doc("How many passages the text was cut into")]
+    note: Annotated[str | None, Omittable(), Doc("Why the check is partial, where it is")] = None
+
+
 # The rows the API serves, each a schema of its own (in this order in the OpenAPI document).
 SHAPES = (FrameworkItemBrief, MatchedComponent, EvidencePassage, AlignmentEvidence, PathStep,
           Placement, DomainName, TextAlignedStandard, TextAlignment, MatchedComponentRef,
-          SharedComponents, SimilarStandard, SimilarStandards)  # fmt: skip
+          SharedComponents, SimilarStandard, SimilarStandards, ComponentPassage,
+          CheckedComponent, StandardStanding, StandardCheck)  # fmt: skip
 
 
 @dataclass(frozen=True)

@@ -173,18 +173,75 @@
       };
       f("#aligned").innerHTML = found.data.map((r, n) => `<li data-n="${n}"><button type="button" class="show-evidence" data-n="${n}">Show</button>
         <a href="${h.href(`/standards/${h.esc(r.caseIdentifierUUID)}`)}"><span class="code">${h.esc(r.statementCode || "standard")}</span></a> ${bar(h, r.score)} <span class="chip conf-${h.esc(r.confidence.replace(" ", "-"))}">${h.esc(r.confidence)}</span>
+        <a class="check-link" data-text-key="${n}" href="${h.href(`/check?standard=${encodeURIComponent(r.caseIdentifierUUID)}`)}">Check against this standard</a>
         ${r.domain ? `<span class="muted">${h.esc(r.domain.code || "")} ${h.esc(r.domain.description || "")}</span>` : ""}
         <p>${h.statement(r.description)}</p>
         ${r.placements.length > 1 ? `<p class="muted places">Stands in ${r.placements.length} places: ${r.placements.map((pl) => `<a href="${h.href(`/standards/${h.esc(pl.caseIdentifierUUID)}`)}">${pathOf(h, pl) || h.esc(pl.identifier)}</a>`).join("; ")}</p>` : ""}
         <ul class="evidence">${r.evidence.passages.map((p) => `<li><q>${h.esc(p.text)}</q> <span class="muted">(${p.similarity.toFixed(2)})</span>
           ${p.words.length ? `<span class="muted">words: ${p.words.map((w) => h.esc(w)).join(", ")}</span>` : ""}
           ${p.learningComponents.length ? `<ul>${p.learningComponents.map((c) => `<li class="lc">${h.esc(c.description)} <span class="muted">${c.similarity.toFixed(2)}</span></li>`).join("")}</ul>` : ""}</li>`).join("")}</ul></li>`).join("") || "<li>No standard matched this text closely enough.</li>";
-      f("#aligned").onclick = (e) => { const b = e.target.closest("button.show-evidence"); if (b) show(Number(b.dataset.n)); };
+      f("#aligned").onclick = (e) => {
+        const b = e.target.closest("button.show-evidence"); if (b) show(Number(b.dataset.n));
+        if (e.target.closest("a.check-link")) sessionStorage.setItem(CHECK_TEXT, text);  // the check page's text
+      };
       f("#align-note").textContent = found.ranking === "semantic" ? `Ranked by meaning; ${found.passages} passages.` : "Ranked by words only: the server has no semantic index (edukg index).";
       show(0);
       h.say(`${found.data.length} standards.`);
     };
   }
+
+  // ---- Check a text against one standard, component by component ---------------------
+  const CHECK_TEXT = "edukg-check-text";  // the text the Align page hands to a check
+  function checkResult(h, text, r) {
+    const verdict = r.aligned ? "Aligned" : "Not aligned";
+    return `<p><strong>${verdict}</strong> ${bar(h, r.score)} <span class="chip conf-${h.esc(r.confidence.replace(" ", "-"))}">${h.esc(r.confidence)}</span>
+      ${r.alignedCount} of ${r.totalCount} learning components addressed${r.componentsFrom === "crosswalk" ? " (the components of its published crosswalk counterparts)" : ""}.</p>
+      ${r.note ? `<p class="muted">${h.esc(r.note)}</p>` : ""}
+      ${r.rank ? `<p class="muted">Ranks ${r.rank.position} of ${r.rank.of} standards for this text${r.rank.better.length ? `; fitting better: ${r.rank.better.slice(0, 5).map((c) => `<span class="code">${h.esc(c)}</span>`).join(" ")}` : ""}.</p>` : ""}
+      <ul class="plain fw-list check-components">${r.learningComponents.map((c) => `<li><span class="chip ${c.addressed ? "conf-high" : "conf-very-low"}">${c.addressed ? "addressed" : "not addressed"}</span> ${h.esc(c.description || c.identifier)} <span class="muted">(${c.score.toFixed(2)})</span>
+        ${c.passages.length ? `<ul class="evidence">${c.passages.map((p) => `<li><q>${h.esc(p.text)}</q> <span class="muted">(${p.similarity.toFixed(2)})</span></li>`).join("")}</ul>` : ""}</li>`).join("")}</ul>
+      <div class="statement">${marked(h, text, r.learningComponents.flatMap((c) => c.passages))}</div>`;
+  }
+
+  function checkForm(h, box, uuid, text) {
+    box.innerHTML = `<h2 id="check-h">Check a text against this standard</h2>
+      <form class="filters check-form"><label class="wide">Text <textarea class="check-text" rows="6" maxlength="20000" required></textarea></label>
+      <button type="submit">Check</button></form><div class="check-result" aria-live="polite"></div>`;
+    const area = box.querySelector(".check-text");
+    area.value = text || "";
+    box.querySelector("form").onsubmit = async (ev) => {
+      ev.preventDefault();
+      h.say("Checking…");
+      try {
+        const r = await h.post("/alignments/check", { text: area.value, caseIdentifierUUID: uuid });
+        box.querySelector(".check-result").innerHTML = checkResult(h, area.value, r);
+        h.say(r.aligned ? "Aligned." : "Not aligned.");
+      } catch (err) { h.say(h.explain(err), true); }
+    };
+    return box.querySelector("form");
+  }
+
+  async function checkPage(h) {
+    document.title = "Check a text · edukg explorer";
+    const uuid = new URLSearchParams(location.search).get("standard") || "";
+    if (!/^[0-9a-fA-F-]{36}$/.test(uuid)) {
+      h.main.innerHTML = `<h1>Check a text</h1><p>Open a standard's page, or align a text first, and choose "Check against this standard".</p>`;
+      h.say("No standard chosen.");
+      return;
+    }
+    const s = await h.api(`/academic-standards/${uuid}`);
+    h.main.innerHTML = `<h1>Check a text against <a href="${h.href(`/standards/${h.esc(uuid)}`)}"><span class="code">${h.esc(s.statementCode || "a standard")}</span></a></h1>
+      <p class="statement">${h.statement(s.description)}</p><section class="check-box"></section>`;
+    const text = sessionStorage.getItem(CHECK_TEXT);
+    const form = checkForm(h, h.main.querySelector(".check-box"), uuid, text);
+    if (text) form.requestSubmit(); else h.say("Paste a text to check.");
+  }
+  (window.edukgStandardParts = window.edukgStandardParts || []).push((h, s, box) => {
+    const part = document.createElement("section");
+    box.after(part);
+    checkForm(h, part, s.caseIdentifierUUID, "");
+    return Promise.resolve();
+  });
 
   // ---- On a standard's page: similar standards in another jurisdiction ------------------
   async function similarPart(h, standard, box) {
@@ -204,5 +261,5 @@
   (window.edukgStandardParts = window.edukgStandardParts || []).push((h, s, box) => similarPart(h, s, box).catch(() => {}));
 
   views.push({ pattern: /^\/compare\/?$/, view: compare }, { pattern: /^\/coverage\/?$/, view: coverage },
-    { pattern: /^\/align\/?$/, view: alignText });
+    { pattern: /^\/align\/?$/, view: alignText }, { pattern: /^\/check\/?$/, view: checkPage });
 })();

@@ -8,9 +8,11 @@ from typing import Annotated, Any
 
 from edukg.adapters.params import CaseUuidPath, GradeLevels, Param, SubjectFilter, Uuid
 from edukg.adapters.rest.base import RANKING, Call, Operation, ref
+from edukg.model.alignment import encode
 from edukg.model.errors import ValidationError
 from edukg.model.shapes import Jurisdiction, NormalizedStatementType
 from edukg.model.vocabulary import grade_mask
+from edukg.services.alignment_check import ALIGNED, COMPONENT_FLOOR, CheckQuery, check
 from edukg.services.alignment_scoring import bands_text
 from edukg.services.similar import SimilarQuery, similar
 from edukg.services.text_alignment import MAX_TEXT, AlignQuery, align
@@ -44,6 +46,28 @@ class AlignBody:
         NormalizedStatementType | None, Param("Standards of this type (default Standard)")
     ] = "Standard"
     limit: Annotated[int, Param("Maximum number of standards (1-50)", minimum=1, maximum=50)] = 10
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CheckBody:
+    """The body of checkTextAgainstStandard."""
+
+    text: Annotated[
+        str,
+        Param(f"The text to check: an item, a lesson, an activity (1 to {MAX_TEXT} characters)",
+              max_length=MAX_TEXT, example="What is the total area of an L-shaped playground?"),
+    ]  # fmt: skip
+    caseIdentifierUUID: Annotated[
+        Uuid | None, Param("The standard's CASE UUID; or give `statementCode`")
+    ] = None
+    statementCode: Annotated[
+        str | None,
+        Param("The standard's code (3.MD.C.7.d), in `jurisdiction`; or give"
+              " `caseIdentifierUUID`", max_length=50, example="3.MD.C.7.d"),
+    ] = None  # fmt: skip
+    jurisdiction: Annotated[
+        Jurisdiction | None, Param("Where `statementCode` is looked up (default Multi-State)")
+    ] = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -83,6 +107,28 @@ def _align(call: Call[AlignBody]) -> bytes:
     return align(call.store, query).encoded()
 
 
+def _check(call: Call[CheckBody]) -> bytes:
+    p = call.params
+    check_choice(p)
+    query = CheckQuery(text=p.text, case_uuid=p.caseIdentifierUUID, code=p.statementCode,
+                       jurisdiction=p.jurisdiction)  # fmt: skip
+    return encode(check(call.store, query))
+
+
+def check_choice(p: CheckBody) -> None:
+    """The one rule of a check's body its types cannot say: one way to name the standard."""
+    if (p.caseIdentifierUUID is None) == (p.statementCode is None):
+        raise ValidationError(
+            "Give `caseIdentifierUUID` or `statementCode` (with `jurisdiction`), one of them.",
+            {"parameter": "statementCode"},
+        )
+    if p.caseIdentifierUUID is not None and p.jurisdiction is not None:
+        raise ValidationError(
+            "`jurisdiction` goes with `statementCode`; a CASE UUID names the standard alone.",
+            {"parameter": "jurisdiction"},
+        )
+
+
 def _similar(call: Call[SimilarParams]) -> bytes:
     p = call.params
     if p.gradeLevel not in (None, "any"):
@@ -117,6 +163,21 @@ _ALIGN_ABOUT = (
     " index or the model, ranks by words (`ranking`: lexical). Costs 5 tokens plus 1 per"
     " 2,000 characters, on every entrance (the MCP tool too)."
 )
+_CHECK_ABOUT = (
+    "edukg extension: one text checked against one standard, learning component by learning"
+    " component, offline. Name the standard by `caseIdentifierUUID`, or by `statementCode`"
+    " in `jurisdiction` (default Multi-State). The standard is ranked among its"
+    " jurisdiction's standards of its subject for the text by the engine of POST"
+    " /alignments: `rank` says where it stands and which standards fit better. `score`"
+    " counts the best of the standard and its sub-standards with its best component,"
+    " calibrated on real problems against standards of the same grade; `aligned` is a score"
+    f" of {ALIGNED:g} or more and `confidence` its band ({bands_text()}). Each learning"
+    " component that supports the standard (its own; where it has none, those of its"
+    " published crosswalk counterparts, `componentsFrom`) is `addressed` when a passage of"
+    f" the text is at least {COMPONENT_FLOOR:g} alike to it, with those passages' offsets;"
+    " a standard with none is checked on its statement alone, and `note` says so. Costs 5"
+    " tokens plus 1 per 2,000 characters, on every entrance (the MCP tool too)."
+)
 _SIMILAR_ABOUT = (
     "edukg extension. The standards of another jurisdiction or framework (exactly one) that"
     " say the same thing: same subject and statement type, overlapping grades unless"
@@ -138,6 +199,21 @@ OPERATIONS: tuple[Operation[Any], ...] = (
         handler=_align,
         response_schema=ref("TextAlignment"),
         params=AlignBody,
+        tags=TAGS,
+        not_found=True,
+        cost=ALIGN_COST,
+        text_cost_chars=TEXT_COST_CHARS,
+        varies=frozenset((RANKING,)),
+        method="POST",
+    ),
+    Operation(
+        path="/alignments/check",
+        operation_id="checkTextAgainstStandard",
+        summary="Check a text against one standard, component by component (edukg extension)",
+        description=_CHECK_ABOUT,
+        handler=_check,
+        response_schema=ref("StandardCheck"),
+        params=CheckBody,
         tags=TAGS,
         not_found=True,
         cost=ALIGN_COST,

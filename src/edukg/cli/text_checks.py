@@ -1,0 +1,157 @@
+"""`edukg align TEXT` and `edukg check TEXT --standard CODE`: a text aligned to standards,
+and a text checked against one standard, from a terminal or a script.
+
+The text is the argument itself, a file of that name, or `-` for standard input. The
+options are read by the REST operations' own rules (POST /alignments and POST
+/alignments/check), so a value the API refuses is refused here in the same words, and
+`--json` prints the API's answer as it would be served.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+import orjson
+from rich.table import Table
+
+from edukg.adapters.params import declared, instance, parse_body
+from edukg.adapters.rest.text_alignment import AlignBody, CheckBody, check_choice
+from edukg.cli.output import EXIT_FAILED, EXIT_OK, EXIT_USAGE, console, say
+from edukg.model.alignment import StandardCheck, encode
+from edukg.model.errors import ApiError, ValidationError
+from edukg.model.vocabulary import grade_mask
+from edukg.services.alignment_check import CheckQuery, check
+from edukg.services.graph import loaded
+from edukg.services.text_alignment import AlignQuery, align
+from edukg.store import database_errors, open_store
+from edukg.store.base import StoreUnavailable
+
+_UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
+_QUOTED = 70  # characters of a passage shown in a table
+
+
+def text_of(argument: str) -> str:
+    """The text an argument names: standard input for `-`, a file's content where a file
+    of that name exists, else the argument itself."""
+    if argument == "-":
+        return sys.stdin.read()
+    path = Path(argument)
+    if len(argument) < 4096 and "\n" not in argument and path.is_file():
+        return path.read_text(encoding="utf-8")
+    return argument
+
+
+def cmd_align(args: argparse.Namespace) -> int:
+    def run(text: str, store: Any) -> int:
+        given = {"text": text, "jurisdiction": args.jurisdiction, "gradeLevel": args.grade,
+                 "limit": args.limit}  # fmt: skip
+        body = _body(AlignBody, given)
+        found = align(store, AlignQuery(text=body.text, jurisdiction=body.jurisdiction,
+                                        grades_mask=grade_mask(body.gradeLevel),
+                                        limit=body.limit))  # fmt: skip
+        if args.json:
+            _write(found.encoded())
+            return EXIT_OK
+        if not found.data:
+            say("No standard matched this text closely enough.")
+            return EXIT_OK
+        table = Table(title=f"{len(found.data)} standards ({found.ranking}, {found.passages}"
+                            " passages)")  # fmt: skip
+        for column in ("#", "standard", "score", "confidence", "statement", "evidence"):
+            table.add_column(column, justify="right" if column in ("#", "score") else "left")
+        for n, row in enumerate(found.data, 1):
+            brief, extension = row.brief, row.extension
+            shown = extension.evidence.passages[:1]
+            table.add_row(str(n), brief.statementCode or brief.caseIdentifierUUID,
+                          f"{extension.score:.2f}", extension.confidence,
+                          _short(brief.description or ""),
+                          _short(shown[0].text) if shown else "")  # fmt: skip
+        console.print(table)
+        return EXIT_OK
+
+    return _run(args, run)
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    def run(text: str, store: Any) -> int:
+        by_uuid = bool(_UUID.match(args.standard))
+        given = {"text": text, "jurisdiction": args.jurisdiction,
+                 "caseIdentifierUUID": args.standard.lower() if by_uuid else None,
+                 "statementCode": None if by_uuid else args.standard}  # fmt: skip
+        body = _body(CheckBody, given)
+        check_choice(body)
+        found = check(store, CheckQuery(body.text, body.caseIdentifierUUID, body.statementCode,
+                                        body.jurisdiction))  # fmt: skip
+        if args.json:
+            _write(encode(found))
+        else:
+            _check_table(found)
+        return EXIT_OK
+
+    return _run(args, run)
+
+
+def _check_table(found: StandardCheck) -> None:
+    brief = found.standard
+    verdict = "aligned" if found.aligned else "not aligned"
+    console.print(f"{brief.statementCode or brief.caseIdentifierUUID} ({brief.jurisdiction}):"
+                  f" {verdict}, score {found.score:.2f} ({found.confidence}),"
+                  f" {found.alignedCount} of {found.totalCount} learning components addressed")  # fmt: skip
+    if found.learningComponents:
+        table = Table(title=f"Learning components ({found.componentsFrom})")
+        for column in ("addressed", "score", "component", "passage"):
+            table.add_column(column, justify="right" if column == "score" else "left")
+        for c in found.learningComponents:
+            table.add_row("yes" if c.addressed else "no", f"{c.score:.2f}",
+                          _short(c.description or c.identifier),
+                          _short(c.passages[0].text) if c.passages else "")  # fmt: skip
+        console.print(table)
+    if found.rank is not None:
+        better = ", ".join(found.rank.better[:5])
+        console.print(f"rank {found.rank.position} of {found.rank.of} for this text"
+                      + (f"; better: {better}" if better else ""))  # fmt: skip
+    if found.note:
+        say(found.note)
+
+
+def _body(params: Any, given: dict[str, Any]) -> Any:
+    """The options as the REST operation reads its body (the same rules and words)."""
+    kept = {k: v for k, v in given.items() if v is not None}
+    return instance(params, parse_body(declared(params), orjson.dumps(kept)))
+
+
+def _run(args: argparse.Namespace, run: Any) -> int:
+    try:
+        text = text_of(args.text)
+    except (OSError, UnicodeDecodeError) as exc:
+        say(f"the text could not be read ({exc})")
+        return EXIT_USAGE
+    store = open_store(args.db)
+    try:
+        loaded(store)
+        return int(run(text, store))
+    except ValidationError as exc:
+        say(exc.message)
+        return EXIT_USAGE
+    except ApiError as exc:
+        say(exc.message)
+        return EXIT_FAILED
+    except database_errors(StoreUnavailable, OSError) as exc:
+        say(f"the data could not be read ({exc})")
+        return EXIT_FAILED
+    finally:
+        store.close()
+
+
+def _write(data: bytes) -> None:
+    sys.stdout.buffer.write(data + b"\n")
+    sys.stdout.buffer.flush()
+
+
+def _short(text: str) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= _QUOTED else flat[: _QUOTED - 1] + "…"

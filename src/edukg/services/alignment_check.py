@@ -1,0 +1,284 @@
+"""Check one text against one standard, learning component by learning component.
+
+The standard is ranked among its jurisdiction's standards of its subject and type for
+the text by the same engine as `POST /alignments` (services.text_alignment.ranked), so
+its score and its rank come from the evidence of every standard at once: a standard
+that another fits better says so, with the better ones' codes. Its score counts the
+best of the standard and its own sub-standards (a text that practises 3.MD.C.7.d
+addresses 3.MD.C.7), calibrated as the chance that a publisher would tag it rather
+than a standard of the same grade (bench/align_eval.py, `--fit`).
+
+Each learning component that supports the standard (its own; where it has none, those
+of its published crosswalk counterparts) is addressed when a passage of the text is
+alike to it at COMPONENT_FLOOR or more, and answers with those passages' offsets. A
+standard with no component at all is checked on its statement alone, and says so.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from edukg.model.alignment import (
+    CheckedComponent,
+    ComponentPassage,
+    FrameworkItemBrief,
+    StandardCheck,
+    StandardStanding,
+)
+from edukg.model.errors import NotFoundError, ValidationError
+from edukg.model.vocabulary import STANDARD
+from edukg.services import alignment_scoring as scoring
+from edukg.services import rank
+from edukg.services.alignment_evidence import evidence_of
+from edukg.services.crosswalks import item_of
+from edukg.services.graph import matching, standard
+from edukg.services.passages import Passage
+from edukg.services.text_alignment import AlignQuery, Ranked, ranked
+from edukg.store.base import COMPONENTS, CROSSWALK, Matching, Store
+
+DEFAULT_JURISDICTION = "Multi-State"
+# A passage this alike to a learning component (cosine) addresses it: on the dev problems
+# the floor that best tells a tagged standard's components from those of untagged
+# standards of the same grade (balanced accuracy 0.78 at 0.35; 0.75 at 0.45, the floor at
+# which alignment's evidence names a component).
+COMPONENT_FLOOR = 0.35
+# By words alone (no semantic index): a passage whose BM25 against the component, mapped
+# onto 0-1, reaches this shares its rarer words.
+WORDS_FLOOR = 0.5
+PASSAGES_SHOWN = 3
+BETTER_SHOWN = 10
+# A check scoring this or more is aligned: the threshold of best balanced accuracy on the
+# dev problems (bench/align_eval.py).
+ALIGNED = 0.45
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """A logistic map from the standard's fused score (the best of it and its
+    sub-standards) and its best learning component's similarity to the chance that it is
+    a standard the text's publisher tagged."""
+
+    fused: float
+    component: float
+    bias: float
+
+    def score(self, fused: float, component: float) -> float:
+        z = self.fused * fused + self.component * component + self.bias
+        return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
+
+
+# Fitted on the dev problems: each label against three standards of its grade outside
+# the labels' families (bench/align_eval.py --fit).
+CALIBRATED = {
+    "semantic": Calibration(fused=0.531, component=2.231, bias=-2.287),
+    "lexical": Calibration(fused=0.6, component=0.0, bias=-1.9),
+}
+
+
+@dataclass(frozen=True)
+class CheckQuery:
+    """The text, and the standard: by CASE UUID, or by code in a jurisdiction."""
+
+    text: str
+    case_uuid: str | None = None
+    code: str | None = None
+    jurisdiction: str | None = None
+
+
+def check(store: Store, query: CheckQuery) -> StandardCheck:
+    """How well `query.text` addresses one standard, component by component."""
+    identifier, record, found = _ranked(store, query)
+    brief = item_of(identifier, orjson.dumps(record)).brief()
+    from_, lcs = _components(store, identifier)
+    signals = found.signals
+    i = _position(found, identifier)
+    ranking = "semantic" if rank.available() else "lexical"
+    if signals is None or i is None:
+        checked = _by_words(found.parts, lcs) if lcs else []
+        return _answer(brief, 0.0, checked, from_, None, None, ranking, len(found.parts))
+    ranking = signals.ranking
+    if signals.vectors is not None and signals.matrix is not None:
+        checked = _by_meaning(found, signals, lcs)
+    else:
+        checked = _by_words(found.parts, lcs)
+    best = max((c.score for c in checked), default=0.0)
+    score = CALIBRATED[ranking].score(_family_best(found, i), best)
+    return _answer(brief, score, checked, from_, _standing(found, i),
+                   evidence_of(found.view, i, found.parts, signals), ranking,
+                   len(found.parts))  # fmt: skip
+
+
+def calibration_inputs(store: Store, query: CheckQuery) -> tuple[float, float]:
+    """What the score is a logistic map of: the fused score of the standard's family and
+    its best component's similarity (bench/align_eval.py --fit fits CALIBRATED on these)."""
+    result = check(store, query)
+    identifier, _, found = _ranked(store, query)
+    i = _position(found, identifier)
+    fused = _family_best(found, i) if i is not None and found.signals is not None else 0.0
+    return fused, max((c.score for c in result.learningComponents), default=0.0)
+
+
+def _ranked(store: Store, query: CheckQuery) -> tuple[str, dict[str, Any], Ranked]:
+    """The standard, and every standard of its place ranked for the text."""
+    identifier, record = _standard(store, query)
+    found = ranked(store, AlignQuery(
+        query.text, jurisdiction=record.get("jurisdiction"), subject=record.get("academicSubject"),
+        statement_type=record.get("normalizedStatementType") or "Standard",
+    ))  # fmt: skip
+    return identifier, record, found
+
+
+def _standard(store: Store, query: CheckQuery) -> tuple[str, dict[str, Any]]:
+    """The standard's identifier and record."""
+    if query.case_uuid:
+        found = standard(store, query.case_uuid.lower())
+        return found.identifier, orjson.loads(found.doc)
+    code = (query.code or "").strip()
+    if not code:
+        raise ValidationError("Give `caseIdentifierUUID`, or `statementCode` (with"
+                              " `jurisdiction`).", {"parameter": "statementCode"})  # fmt: skip
+    place = query.jurisdiction or DEFAULT_JURISDICTION
+    rows = matching(store, Matching(STANDARD, code=code.upper(), jurisdiction=place), 50)
+    if not rows:
+        raise NotFoundError(f"No standard with code {code} in {place}.")
+    identifier, doc = min(rows)  # a code a framework repeats is one standard
+    return identifier, orjson.loads(doc)
+
+
+def _position(found: Ranked, identifier: str) -> int | None:
+    try:
+        return found.view.identifiers.index(identifier)
+    except ValueError:
+        return None
+
+
+def _family_best(found: Ranked, i: int) -> float:
+    """The fused score of `i` or of its best sub-standard, whichever is higher."""
+    assert found.signals is not None
+    total = found.signals.total
+    code = found.view.codes[i]
+    best = float(total[i])
+    if code:
+        prefix = code + "."
+        for j, other in enumerate(found.view.codes):
+            if other and other.startswith(prefix):
+                best = max(best, float(total[j]))
+    return best
+
+
+def _standing(found: Ranked, i: int) -> StandardStanding:
+    """Where `i` stands among the distinct standards, and the codes above it."""
+    assert found.signals is not None
+    total, groups, codes = found.signals.total, found.view.groups, found.view.codes
+    best: dict[int, int] = {}
+    for j in range(len(total)):
+        g = int(groups[j])
+        if g not in best or total[j] > total[best[g]]:
+            best[g] = j
+    mine = float(total[i])
+    own = (codes[i] or "\0") + "."  # its sub-standards are part of it, never better
+    above = sorted((j for j in best.values() if total[j] > mine and int(groups[j]) != int(groups[i])
+                    and not (codes[j] or "").startswith(own)),
+                   key=lambda j: -float(total[j]))  # fmt: skip
+    return StandardStanding(position=len(above) + 1, of=len(best),
+                            better=[codes[j] or found.view.identifiers[j]
+                                    for j in above[:BETTER_SHOWN]])  # fmt: skip
+
+
+def _components(store: Store, identifier: str) -> tuple[str, list[tuple[str, str]]]:
+    """Where the standard's components come from, and each (identifier, description)."""
+    own = sorted({lc for _, lc in store.links_many(COMPONENTS, [identifier])})
+    source = "own"
+    if not own:
+        lenders = sorted({other for _, other, _ in store.rows_many(CROSSWALK, [identifier])})
+        own = sorted({lc for _, lc in store.links_many(COMPONENTS, lenders)}) if lenders else []
+        source = "crosswalk" if own else "none"
+    docs = store.by_identifiers(own)
+    named = [(lc, orjson.loads(docs[lc].doc).get("description") or "") for lc in own if lc in docs]
+    return source, sorted(named, key=lambda pair: (pair[1], pair[0]))
+
+
+def _by_meaning(found: Ranked, signals: Any, lcs: list[tuple[str, str]]) -> list[CheckedComponent]:
+    """Each component against every passage by meaning (its vector from the index, or
+    embedded where the index lacks it)."""
+    import numpy as np  # noqa: PLC0415
+
+    vecs, view = signals.vectors, found.view
+    number = {c: n for n, c in enumerate(view.components)}
+    rows = []
+    missing = []
+    for k, (lc, _) in enumerate(lcs):
+        n = number.get(lc)
+        row = int(vecs.component_rows[n]) if n is not None else -1
+        rows.append(vecs.components[row] if row >= 0 else None)
+        if row < 0:
+            missing.append(k)
+    if missing:
+        embedded = rank.vectors([lcs[k][1] or lcs[k][0] for k in missing])
+        for k, vector in zip(missing, embedded, strict=True):
+            rows[k] = vector
+    if not rows:
+        return []
+    sims = signals.matrix @ np.asarray(rows, dtype=np.float32).T  # passages x components
+    return [_checked(lc, text, sims[:, k].tolist(), found.parts, COMPONENT_FLOOR)
+            for k, (lc, text) in enumerate(lcs)]  # fmt: skip
+
+
+def _by_words(parts: list[Passage], lcs: list[tuple[str, str]]) -> list[CheckedComponent]:
+    """Each component against every passage by its words (BM25 mapped onto 0-1)."""
+    from edukg.services import words  # noqa: PLC0415
+
+    index = words.index([text for _, text in lcs])
+    return [
+        _checked(lc, text, [rank.relevance_score(index.score_of(p.text, k)) for p in parts],
+                 parts, WORDS_FLOOR)
+        for k, (lc, text) in enumerate(lcs)
+    ]  # fmt: skip
+
+
+def _checked(lc: str, text: str, sims: list[float], parts: list[Passage],
+             floor: float) -> CheckedComponent:  # fmt: skip
+    order = sorted(range(len(sims)), key=lambda p: -sims[p])
+    best = sims[order[0]] if order else 0.0
+    shown = [p for p in order if sims[p] >= floor][:PASSAGES_SHOWN]
+    return CheckedComponent(
+        identifier=lc,
+        description=text or None,
+        addressed=best >= floor,
+        score=round(max(0.0, min(1.0, best)), 4),
+        passages=[ComponentPassage(start=parts[p].start, end=parts[p].end, text=parts[p].text,
+                                   similarity=round(max(0.0, sims[p]), 4))
+                  for p in sorted(shown)],
+    )  # fmt: skip
+
+
+def _answer(brief: FrameworkItemBrief, score: float, checked: list[CheckedComponent],
+            from_: str, standing: StandardStanding | None, evidence: Any, ranking: str,
+            passages: int) -> StandardCheck:  # fmt: skip
+    note = None
+    if not checked:
+        note = ("This standard has no learning components, its own or through a published"
+                " crosswalk: its statement is the one thing checked.")  # fmt: skip
+    if standing is None:
+        note = ("This standard is not among the standards this release ranks by meaning or"
+                " words (its jurisdiction has no index rows for it): no score or rank.")  # fmt: skip
+    score = round(score, 4)
+    return StandardCheck(
+        standard=brief,
+        aligned=score >= ALIGNED,
+        score=score,
+        confidence=scoring.band(score),  # type: ignore[arg-type]
+        componentsFrom=from_,  # type: ignore[arg-type]
+        alignedCount=sum(c.addressed for c in checked),
+        totalCount=len(checked),
+        learningComponents=checked,
+        rank=standing,
+        evidence=evidence,
+        ranking=ranking,  # type: ignore[arg-type]
+        passages=passages,
+        note=note,
+    )
