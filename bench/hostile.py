@@ -15,6 +15,11 @@ requests meanwhile.
 4. 25 keyless connections dripping a 200,000-byte body against --max-connections 20:
    how many keyed GETs on new connections succeed meanwhile.
 5. The crosswalk memo: what a comparison holds against what the memo counts.
+6. One key floods distinct 20,000-character mathematical texts on 12 connections; another
+   key's searches and small alignments meanwhile: how many are answered (target: all, p95
+   under 2 s) and how many of the flood's get 429.
+7. Ten keys flood the same way on one connection each; a new key's searches and small
+   alignments meanwhile (target: all answered, p95 under 2 s).
 
 Each figure is printed beside its target.
 """
@@ -132,6 +137,78 @@ async def fairness(base: str, attacker: str, other: str, seconds: float) -> None
           f" (target median < 250; {aligned} alignments meanwhile)")  # fmt: skip
 
 
+def _math_texts(sample: Path, count: int, size: int) -> list[str]:
+    """Distinct texts of the sample's learning components' sentences, numbered (so that
+    none is answered from a cache or embedded before)."""
+    import orjson
+
+    sentences = [orjson.loads(line)["properties"]["description"].rstrip(".")
+                 for line in (sample / "nodes.jsonl").read_bytes().splitlines()
+                 if b'"LearningComponent"' in line]  # fmt: skip
+    out = []
+    for n in range(count):
+        text, k = "", n * 7919
+        while len(text) < size:
+            text += f"{sentences[k % len(sentences)]} (item {n}.{k}). "
+            k += 1
+        out.append(text[:size])
+    return out
+
+
+async def _flooders(base: str, keys: list[str], connections: int, texts: list[str],
+                    stop: float) -> dict[int, int]:  # fmt: skip
+    """`connections` connections per key, each aligning a new long text after another
+    until `stop`; the statuses they got."""
+    statuses: dict[int, int] = {}
+    taken = iter(range(10**9))
+
+    async def one(key: str) -> None:
+        async with httpx.AsyncClient(base_url=base, headers={"x-api-key": key}, timeout=120) as c:
+            while time.monotonic() < stop:
+                text = texts[next(taken) % len(texts)]
+                r = await c.post(f"{BASE}/alignments", json={"text": text})
+                statuses[r.status_code] = statuses.get(r.status_code, 0) + 1
+                if r.status_code != 200:
+                    await asyncio.sleep(0.05)
+
+    await asyncio.gather(*(one(k) for k in keys for _ in range(connections)))
+    return statuses
+
+
+async def _meanwhile(base: str, key: str, count: int) -> tuple[list[float], dict[int, int]]:
+    """A well-behaved key's searches and small alignments, alternating, one at a time."""
+    took: list[float] = []
+    statuses: dict[int, int] = {}
+    async with httpx.AsyncClient(base_url=base, headers={"x-api-key": key}, timeout=60) as c:
+        for n in range(count):
+            started = time.perf_counter()
+            if n % 2:
+                r = await c.post(f"{BASE}/alignments", json={
+                    "text": f"Add fractions with unlike denominators, case {n}."})  # fmt: skip
+            else:
+                r = await c.get(f"{BASE}/academic-standards/search",
+                                params={"query": f"fractions number line {n}"})  # fmt: skip
+            took.append(time.perf_counter() - started)
+            statuses[r.status_code] = statuses.get(r.status_code, 0) + 1
+            await asyncio.sleep(0.1)
+    return took, statuses
+
+
+async def shares(base: str, sample: Path, flood: list[str], other: str, seconds: float,
+                 label: str, connections: int) -> None:  # fmt: skip
+    texts = _math_texts(sample, 400, 20_000)
+    stop = time.monotonic() + seconds
+    flooding = asyncio.ensure_future(_flooders(base, flood, connections, texts, stop))
+    await asyncio.sleep(1.0)
+    took, statuses = await _meanwhile(base, other, 30)
+    flooded = await flooding
+    answered = statuses.get(200, 0)
+    print(f"{label} the other key: {answered} of {len(took)} answered"
+          f" ({dict(sorted(statuses.items()))}), p50 {_pct(took, .5) * 1000:.0f} ms, p95"
+          f" {_pct(took, .95) * 1000:.0f} ms (target: all, p95 < 2000); the flood got"
+          f" {dict(sorted(flooded.items()))}")  # fmt: skip
+
+
 async def cache_memory(base: str, key: str, pid: int) -> None:
     char = "\U0001d7d8"  # four bytes in UTF-8
     async with httpx.AsyncClient(base_url=base, headers={"x-api-key": key}, timeout=60) as c:
@@ -214,6 +291,12 @@ def main() -> None:
         try:
             asyncio.run(whitespace(base, attacker, other))
             asyncio.run(fairness(base, attacker, other, args.seconds))
+            sample = Path(args.sample)
+            asyncio.run(shares(base, sample, [attacker], other, args.seconds,
+                               "6. one key on 12 connections:", 12))  # fmt: skip
+            ten = [_key(db, f"flood-{n}") for n in range(10)]
+            asyncio.run(shares(base, sample, ten, _key(db, "newcomer"), args.seconds,
+                               "7. ten keys on one connection each, a new key:", 1))  # fmt: skip
         finally:
             proc.terminate()
             proc.wait()

@@ -1,80 +1,181 @@
-"""Expensive requests beside the event loop, on a few threads, with a bound on waiting.
+"""Expensive requests beside the event loop, on a few threads, shared fairly between keys.
 
 A search, an MCP tool call or a page of a thousand records takes milliseconds of work;
 run on the event loop, one client sending many of them delays every cheap lookup
 behind them. Here they run on a small thread pool (SQLite, NumPy and the JSON encoder
-release the interpreter lock for most of that time), at most `threads` at once with at
-most `waiting` more queued; beyond that a request is refused at once with 503 and
-Retry-After rather than queued without end. Cheap lookups stay on the loop.
+release the interpreter lock for most of that time), at most `threads` at once. Cheap
+lookups stay on the loop.
 
-One key's work never takes every thread: a key runs at most `threads - 1` requests at
-once (one, on two cores), its others waiting their turn, so that another key's request
-finds a thread free at once however much the first sends (docs/security.md, "Sharing
-the work").
+How the threads are shared (docs/security.md, "Sharing the work"):
+
+- one key runs at most `threads - 1` requests at once (one, on two cores), so another
+  key's request finds a thread free however much the first sends;
+- a key may have at most `per_key` more requests waiting for its turn; beyond that its
+  requests are refused with 429 and Retry-After, and nobody else's are touched;
+- when a thread frees, it goes to the waiting key served longest ago (a key never
+  served first), so a key that arrives while others are busy gets the next thread,
+  within the time one request takes, however many keys are waiting;
+- at most `threads + waiting` requests are held in all; when that is full, the key with
+  the most requests waiting gives its newest one up (503) for a key with fewer, and a
+  request is refused at once (503, Retry-After) only when no key holds more than its own.
 """
 
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
+import itertools
 import queue
 import threading
 from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from edukg.model.errors import ServiceUnavailableError
+from edukg.model.errors import RateLimitError, ServiceUnavailableError
 
 T = TypeVar("T")
 
 RETRY_AFTER = 1  # seconds: expensive work is short, a slot frees up quickly
+PER_KEY_WAITING = 4  # a key's requests waiting for its turn, beyond those running
+HISTORY = 4096  # keys whose last turn is remembered
 
 
 class Busy(ServiceUnavailableError):
     """Every slot for expensive work is taken: 503, with Retry-After."""
 
 
+class KeyQueueFull(RateLimitError):
+    """This key already has its share running and PER_KEY_WAITING waiting: 429."""
+
+
+@dataclass
+class _Key:
+    """One key's place in the pool: what it runs, what waits, when it was last served."""
+
+    name: str
+    running: int = 0
+    waiting: collections.deque[asyncio.Future[None]] = field(default_factory=collections.deque)
+    served: int = -1  # the pool's grant count when this key last got a thread (-1: never)
+
+
 class WorkPool:
     """A bounded pool for expensive requests (one per worker process)."""
 
-    def __init__(self, threads: int = 2, waiting: int = 8) -> None:
+    def __init__(self, threads: int = 2, waiting: int = 8,
+                 per_key: int = PER_KEY_WAITING) -> None:  # fmt: skip
         self.threads = threads
         self.slots = threads + waiting
         self.share = max(1, threads - 1)  # what one key may run at once
-        self.busy = 0
+        self.per_key = per_key
+        self.busy = 0  # requests held: running or waiting
+        self.running = 0  # of keyed requests
         self.refused = 0
         self._threads = _Threads(threads)
-        self._turns: dict[str, tuple[asyncio.Semaphore, int]] = {}  # key -> (its turns, users)
+        self._keys: dict[str, _Key] = {}
+        self._grants = itertools.count()
+        # When each key was last served, kept while it is idle too (the keys a server
+        # has are few; the oldest are forgotten past HISTORY).
+        self._history: collections.OrderedDict[str, int] = collections.OrderedDict()
 
     @contextlib.asynccontextmanager
     async def slot(self, owner: str | None = None) -> AsyncIterator[None]:
         """Hold one of the pool's slots (for work that runs its own threads, as MCP
-        tools do), or raise Busy when all are taken; `owner` (a key's name) waits for
-        one of its own `share` turns first."""
-        if self.busy >= self.slots:
-            raise self._full()
+        tools do), or raise Busy (503) or KeyQueueFull (429); `owner` (a key's name)
+        waits for its fair turn at a thread first."""
+        if owner is None:
+            if self.busy >= self.slots:
+                raise self._full()
+            self.busy += 1
+            try:
+                yield
+            finally:
+                self.busy -= 1
+            return
+        key = self._keys.get(owner)
+        if key is None:
+            key = self._keys[owner] = _Key(owner, served=self._history.get(owner, -1))
+        try:
+            self._admit(key)
+        except BaseException:
+            self._forget(owner, key)
+            raise
         self.busy += 1
         try:
-            if owner is None:
+            await self._turn(key)
+            try:
                 yield
-            else:
-                async with self._turn(owner):
-                    yield
+            finally:
+                self._done(key)
         finally:
             self.busy -= 1
+            self._forget(owner, key)
 
-    @contextlib.asynccontextmanager
-    async def _turn(self, owner: str) -> AsyncIterator[None]:
-        turns, users = self._turns.get(owner) or (asyncio.Semaphore(self.share), 0)
-        self._turns[owner] = (turns, users + 1)
+    def _admit(self, key: _Key) -> None:
+        """Refuse a request the key or the pool has no room for."""
+        if key.running >= self.share and len(key.waiting) >= self.per_key:
+            self.refused += 1
+            raise KeyQueueFull(
+                f"This key already has {key.running + len(key.waiting)} expensive requests"
+                f" running or waiting. Retry after {RETRY_AFTER} s.",
+                {"retryAfter": RETRY_AFTER},
+            )
+        if self.busy < self.slots:
+            return
+        # Full: the key holding the most waiting requests gives its newest one up, if it
+        # holds more than this key would; otherwise this request is the one refused.
+        heaviest = max(self._keys.values(), key=lambda k: len(k.waiting))
+        if len(heaviest.waiting) > len(key.waiting) + 1:
+            bumped = heaviest.waiting.pop()
+            if not bumped.done():
+                bumped.set_exception(self._full())
+            return
+        raise self._full()
+
+    async def _turn(self, key: _Key) -> None:
+        """Wait until this key is granted a thread (at once when one is free for it)."""
+        turn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        key.waiting.append(turn)
+        self._dispatch()
         try:
-            async with turns:
-                yield
-        finally:
-            turns, users = self._turns[owner]
-            if users == 1:
-                del self._turns[owner]  # keys that are not waiting keep no state
-            else:
-                self._turns[owner] = (turns, users - 1)
+            await turn
+        except BaseException:
+            if turn.done() and not turn.cancelled() and turn.exception() is None:
+                self._done(key)  # granted, then cancelled before it ran: hand it on
+            elif turn in key.waiting:
+                key.waiting.remove(turn)
+            raise
+
+    def _grant(self, key: _Key) -> None:
+        self.running += 1
+        key.running += 1
+        key.served = self._history[key.name] = next(self._grants)
+        self._history.move_to_end(key.name)
+        if len(self._history) > HISTORY:
+            self._history.popitem(last=False)
+
+    def _done(self, key: _Key) -> None:
+        self.running -= 1
+        key.running -= 1
+        self._dispatch()
+
+    def _dispatch(self) -> None:
+        """Hand free threads to waiting keys, the key served longest ago first."""
+        while self.running < self.threads:
+            ready = [k for k in self._keys.values() if k.waiting and k.running < self.share]
+            if not ready:
+                return
+            key = min(ready, key=lambda k: k.served)
+            turn = key.waiting.popleft()
+            if turn.done():  # refused meanwhile
+                continue
+            self._grant(key)
+            turn.set_result(None)
+
+    def _forget(self, owner: str, key: _Key) -> None:
+        """Keys that run and wait for nothing keep no state."""
+        if not key.running and not key.waiting and self._keys.get(owner) is key:
+            del self._keys[owner]
 
     async def run(self, fn: Callable[[], T], owner: str | None = None) -> T:
         """Run `fn` on the pool's threads and return its result (Busy when full)."""
@@ -105,6 +206,7 @@ class WorkPool:
             "slots": self.slots,
             "busy": self.busy,
             "perKey": self.share,
+            "perKeyWaiting": self.per_key,
             "refused": self.refused,
         }
 
