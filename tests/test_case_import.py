@@ -508,3 +508,22 @@ def test_items_no_association_places_are_reported(tmp_path: Path, fresh_db: str)
         " but neither the framework's listing nor its CFPackage shows it"
     ]
     assert summary.case[0].added == 2
+
+
+def test_similar_on_an_imported_item_compares_it_with_the_targets_standards(
+    tmp_path: Path, serve: Callable[[str], Api]
+) -> None:
+    """An imported CASE item is often of statement type Other, which Common Core has none
+    of: /similar used to answer an empty list with no reason. It now compares the item
+    with the target's standards and says so, and an empty answer says why."""
+    db = str(tmp_path / "edukg.db")
+    load([str(SAMPLE), str(ACT)], db, "1.0.0")
+    api = serve(db)
+    item = next(i for i in orjson.loads(ACT.read_bytes())["CFItems"]
+                if i.get("fullStatement") and "shape" in i["fullStatement"].lower())  # fmt: skip
+    path = f"/academic-standards/{item['identifier']}/similar"
+    found = api.ok(path, jurisdiction="Multi-State", minScore="0")
+    assert found["data"] and "compared" in found["note"]
+    assert all(r["normalizedStatementType"] == "Standard" for r in found["data"])
+    empty = api.ok(path, jurisdiction="Texas")
+    assert empty["data"] == [] and empty["note"] == "Texas has no Mathematics standards."

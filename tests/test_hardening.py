@@ -21,6 +21,7 @@ import pytest
 
 from edukg.cli import build_demo
 from edukg.store import open_key_store
+from tests.conftest import Api, error_of
 from tests.support import BASE
 from tests.test_cli import EDUKG, free_port, stop, wait_for
 
@@ -191,3 +192,22 @@ def test_the_file_limit_covers_the_connection_cap(served: Served) -> None:
     limits = Path(f"/proc/{served.proc.pid}/limits").read_text()
     soft = next(int(x.split()[3]) for x in limits.splitlines() if x.startswith("Max open files"))
     assert soft >= MAX_CONNECTIONS + 256 or soft >= os.sysconf("SC_OPEN_MAX")
+
+
+def test_a_misspelled_parameter_is_refused_with_its_right_name(demo: Api) -> None:
+    """?gradelevel=3 and ?grade=3 used to return every grade (200); a name that differs
+    from a known one only by case, or a common alias, is now a 400 naming the right one.
+    Other unknown parameters are still ignored, as the hosted API does."""
+    for wrong in ("gradelevel", "GRADELEVEL", "grade", "grades"):
+        response = demo.get("/academic-standards/search", query="fractions", **{wrong: "3"})
+        body = error_of(response, 400, "ValidationError")
+        assert body["message"] == f"Unknown parameter {wrong}: did you mean gradeLevel?"
+        assert body["details"]["parameter"] == wrong
+    response = demo.get("/standards-frameworks", subject="Mathematics")
+    assert "did you mean academicSubject?" in error_of(response, 400, "ValidationError")["message"]
+    assert demo.get("/standards-frameworks", utm_source="newsletter").status_code == 200
+    # An alias the operation has no parameter for is an ordinary unknown parameter.
+    assert demo.get("/standards-frameworks", grade="3").status_code == 200
+    response = demo.http.post("/knowledge-graph/v0/alignments", json={"text": "x", "grade": "3"},
+                              headers={"x-api-key": demo.key})  # fmt: skip
+    assert "did you mean gradeLevel?" in error_of(response, 400, "ValidationError")["message"]

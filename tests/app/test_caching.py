@@ -223,3 +223,13 @@ print(grown, cache.size / (1 << 20))
     grown, counted = map(float, done.stdout.split())
     assert 28 < counted <= 32
     assert grown < 1.5 * 32, f"32 MiB of small entries took {grown:.0f} MiB"
+
+
+def test_accept_encoding_weights_are_read_as_numbers() -> None:
+    from edukg.app.caching import wants_gzip
+
+    for refused in (b"gzip;q=0", b"gzip;q=0.0", b"gzip;q=0.00", b"gzip; q=0.000",
+                    b"br, gzip;q=0.00", b"identity", b"*;q=0", b"gzip;q=0, *;q=1", b"gzip;q=x"):  # fmt: skip
+        assert not wants_gzip(refused), refused
+    for accepted in (b"gzip", b"GZIP;q=0.5", b"gzip;q=0.001", b"br, gzip", b"*", b"deflate, *;q=0.1"):  # fmt: skip
+        assert wants_gzip(accepted), accepted

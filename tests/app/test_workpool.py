@@ -104,7 +104,12 @@ def test_a_newcomer_gets_the_next_thread_among_many_waiting_keys() -> None:
                 for n in range(10) for _ in range(2)]  # fmt: skip
         await asyncio.sleep(0.2)
         assert len(order) == 2  # two threads, two keys running; the rest wait
-        newcomer = asyncio.ensure_future(pool.run(lambda: order.append("new") or "new", "new"))
+
+        def new() -> str:
+            order.append("new")
+            return "new"
+
+        newcomer = asyncio.ensure_future(pool.run(new, "new"))
         await asyncio.sleep(0.05)
         gates[order[0]].set()  # one long request ends
         assert await asyncio.wait_for(newcomer, 5) == "new"

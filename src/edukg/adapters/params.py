@@ -244,6 +244,7 @@ def parse_values(
     params: tuple[Param, ...], query: dict[str, list[str]], path: dict[str, str]
 ) -> dict[str, Any]:
     """Typed values for `params` by name (what `parse` builds its parameter object from)."""
+    _near_misses(params, query)
     values: dict[str, Any] = {}
     for param in params:
         if param.location == "path":
@@ -273,6 +274,39 @@ def parse_values(
     return values
 
 
+# Names clients commonly send for a parameter under another name: unknown parameters are
+# ignored (the hosted API takes them), but one of these, or one that differs from a
+# known name only by case, is surely meant as that parameter and is refused with its
+# right name rather than silently dropped.
+ALIASES = {
+    "grade": "gradeLevel", "grades": "gradeLevel", "grade_level": "gradeLevel",
+    "subject": "academicSubject", "academic_subject": "academicSubject",
+    "state": "jurisdiction", "statementType": "normalizedStatementType",
+    "statement_type": "normalizedStatementType", "type": "normalizedStatementType",
+    "framework": "standardsFrameworkCaseIdentifierUUID",
+    "frameworkId": "standardsFrameworkCaseIdentifierUUID",
+    "code": "statementCode", "statement_code": "statementCode",
+    "q": "query", "search": "query", "page_size": "limit", "pageSize": "limit",
+    "per_page": "limit", "size": "limit", "nextCursor": "cursor",
+    "min_score": "minScore", "min_jaccard": "minJaccardScore", "minJaccard": "minJaccardScore",
+}  # fmt: skip
+
+
+def _near_misses(params: tuple[Param, ...], given: Any) -> None:
+    """A 400 naming the right parameter for a given name that is surely meant as one."""
+    names = {p.name for p in params}
+    lowered = {p.name.lower(): p.name for p in params}
+    for name in given:
+        if name in names:
+            continue
+        meant = lowered.get(name.lower()) or ALIASES.get(name)
+        if meant in names:
+            raise ValidationError(
+                f"Unknown parameter {name}: did you mean {meant}?",
+                {"parameter": name, "expected": meant},
+            )
+
+
 def parse_body(params: tuple[Param, ...], body: bytes) -> dict[str, Any]:
     """Typed values for `params` from a JSON object (the body of a POST operation): a
     ValidationError naming the field for a body that is not an object, an unknown field,
@@ -284,6 +318,7 @@ def parse_body(params: tuple[Param, ...], body: bytes) -> dict[str, Any]:
         raise ValidationError("The request body is not valid JSON.") from None
     if not isinstance(given, dict):
         raise ValidationError("The request body must be a JSON object.")
+    _near_misses(params, given)
     known = {p.name for p in params}
     unknown = sorted(set(given) - known)
     if unknown:

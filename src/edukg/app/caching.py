@@ -49,22 +49,35 @@ def etag(
 
 
 def wants_gzip(accept_encoding: bytes | None) -> bool:
-    """Whether an Accept-Encoding header accepts gzip (and does not refuse it with q=0)."""
+    """Whether an Accept-Encoding header accepts gzip: listed (or `*` when gzip is not)
+    with a weight above zero (`q=0`, `q=0.00` and `q=0.000` refuse it)."""
     if accept_encoding is None:
         return False
     known = _ACCEPTS.get(accept_encoding)
     if known is None:
-        known = False
+        weights: dict[bytes, float] = {}
         for part in accept_encoding.lower().split(b","):
             coding, _, params = part.strip().partition(b";")
-            if coding.strip() == b"gzip" and params.replace(b" ", b"") not in (b"q=0", b"q=0.0"):
-                known = True
+            weights[coding.strip()] = _weight(params)
+        known = weights.get(b"gzip", weights.get(b"*", 0.0)) > 0.0
         if len(_ACCEPTS) < 256:  # clients send a handful of distinct values
             _ACCEPTS[accept_encoding] = known
     return known
 
 
 _ACCEPTS: dict[bytes, bool] = {}
+
+
+def _weight(params: bytes) -> float:
+    """The q of a coding's parameters (1 when absent; 0 when it is not a number)."""
+    for param in params.split(b";"):
+        name, _, value = param.replace(b" ", b"").partition(b"=")
+        if name == b"q":
+            try:
+                return float(value)
+            except ValueError:
+                return 0.0
+    return 1.0
 
 
 def matches(header: bytes, tag: bytes) -> bool:

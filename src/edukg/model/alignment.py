@@ -201,6 +201,9 @@ class SimilarStandards:
 
     data: list[SimilarStandard]
     ranking: Ranking
+    note: Annotated[
+        str | None, Omittable(), Doc("Why the list is empty or was looked for more widely")
+    ] = None
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -68,16 +68,21 @@ class Similar:
 
     data: list[Extended[SimilarStandard]]
     ranking: str
+    note: str | None = None
 
     def encoded(self) -> bytes:
         from edukg.model.alignment import encoded_list  # noqa: PLC0415
 
-        return encoded_list(list(self.data), {"ranking": self.ranking})
+        rest: dict[str, Any] = {"ranking": self.ranking}
+        if self.note:
+            rest["note"] = self.note
+        return encoded_list(list(self.data), rest)
 
 
 def similar(store: Store, query: SimilarQuery) -> Similar:
     """The target's standards most alike to the standard."""
     source, targets, scored, ranking = candidates(store, query)
+    widened = _widened(store, query, source)
     calibration = CALIBRATED[ranking]
     floor = MIN_SCORE if query.min_score is None else query.min_score
     best: list[tuple[int, float]] = []
@@ -97,7 +102,50 @@ def similar(store: Store, query: SimilarQuery) -> Similar:
         best.append((i, score))
         if len(best) >= query.limit:
             break
-    return Similar(_answer(store, source, targets, best), ranking)
+    note = _why(query, source, widened, bool(scored), bool(best), floor)
+    return Similar(_answer(store, source, targets, best), ranking, note)
+
+
+def _why(query: SimilarQuery, source: Item, widened: bool, scored: bool, found: bool,
+         floor: float) -> str | None:  # fmt: skip
+    """What an empty or widened answer says about itself."""
+    place = query.jurisdiction or "that framework"
+    grades = not query.any_grade and bool(source.grades)
+    if not found and not scored:
+        return (f"{place} has no {source.subject or ''} standards".replace("  ", " ")
+                + (" in a grade this one shares (gradeLevel=any looks at every grade)."
+                   if grades else "."))  # fmt: skip
+    if not found:
+        return (f"No standard of {place} scored {floor:g} or more"
+                + (" in a grade this one shares (gradeLevel=any looks at every grade)."
+                   if grades else "; minScore=0 shows the best anyway."))  # fmt: skip
+    if widened:
+        return (
+            f"{place} has no standards of this one's statement type"
+            f" ({source.statement_type}): its standards of type Standard were compared."
+        )
+    return None
+
+
+def _statement_type(store: Store, query: SimilarQuery, source: Item) -> str | None:
+    """The statement type to look for in the target: the standard's own, or Standard
+    where the target has none of that type (an imported CASE item is often "Other")."""
+    own = source.statement_type
+    if own == _STANDARD_TYPE or own is None:
+        return own
+    within = framework(store, query.framework).identifier if query.framework else None
+    search = Search(STANDARD, (), None if within else query.jurisdiction, source.subject, own,
+                    0, within)  # fmt: skip
+    if view(store, search, indexed(store, search)).identifiers:
+        return own
+    return _STANDARD_TYPE
+
+
+def _widened(store: Store, query: SimilarQuery, source: Item) -> bool:
+    return _statement_type(store, query, source) != source.statement_type
+
+
+_STANDARD_TYPE = "Standard"
 
 
 def candidates(
@@ -119,7 +167,7 @@ def candidates(
     within = framework(store, query.framework).identifier if query.framework else None
     # One view per place, subject and type (as alignment's); the grades choose among it.
     search = Search(STANDARD, (), None if within else query.jurisdiction, source.subject,
-                    source.statement_type, 0, within)  # fmt: skip
+                    _statement_type(store, query, source), 0, within)  # fmt: skip
     index = indexed(store, search)
     targets = view(store, search, index)
     mask = 0 if query.any_grade else grade_mask(list(source.grades))
