@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.edukg-installed
 
-.PHONY: setup lock demo serve test fuzz lint format docs bench soak clean
+.PHONY: setup lock demo serve test fuzz lint format docs bench soak clean train
 
 setup: $(STAMP)
 
@@ -66,6 +66,12 @@ docs: setup
 format: setup
 	$(BIN)/ruff check --fix .
 	$(BIN)/ruff format .
+
+# Retrain alignment's learned stage (the subject gate, src/edukg/model/subject_gate.json)
+# from ../shared's training data and train/texts: about a minute on 2 cores. Not part of
+# setup, test or CI; the artifact it writes is committed with its provenance.
+train: setup
+	$(BIN)/python train/subject_gate.py
 
 # About 25 minutes on 2 cores (most of it embedding the export). Needs wrk and nginx (apt-get install wrk nginx); installs
 # datasette, the alternative the serve benchmark compares with.

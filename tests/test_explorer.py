@@ -217,6 +217,45 @@ def test_the_explorer_aligns_a_text_and_shows_similar_standards(page: object, de
     p.locator("#similar", has_text="M.").wait_for()
 
 
+def test_the_explorer_checks_a_text_against_a_standard(page: object, demo: Api) -> None:
+    p: Any = page
+    enter_key(p, demo)
+    p.goto(f"{demo.server.url}/explore/align")
+    p.wait_for_selector("#align-text")
+    p.fill("#align-text", _TWO_SKILLS)
+    p.select_option("#align-where", "Multi-State")
+    p.click("#align-form button[type=submit]")
+    p.wait_for_selector("#aligned > li .code")
+    first = p.inner_text("#aligned > li .code >> nth=0")
+    p.click("#aligned > li a.check-link >> nth=0")  # the result's check, with the text
+    p.wait_for_selector(".check-result strong")
+    assert first in p.inner_text("h1")
+    result = p.inner_text(".check-result")
+    assert ("Aligned" in result or "Not aligned" in result) and "learning components" in result
+    assert p.input_value(".check-text") == _TWO_SKILLS
+    shot(p, "check-text", backend_of(demo))
+    # A standard's own page checks a pasted text against it.
+    p.click("h1 a")
+    p.wait_for_selector("#check-h")
+    p.fill("#standard-parts ~ section .check-text", "What is 12 + 7?")
+    p.click("#standard-parts ~ section button[type=submit]")
+    p.wait_for_selector("#standard-parts ~ section .check-result strong")
+    assert "Not aligned" in p.inner_text("#standard-parts ~ section .check-result")
+
+
+def test_an_alignment_with_no_answer_says_why(page: object, demo: Api) -> None:
+    p: Any = page
+    enter_key(p, demo)
+    p.goto(f"{demo.server.url}/explore/align")
+    p.wait_for_selector("#align-text")
+    p.fill("#align-text", "Please bring your signed permission slip for the field trip by"
+                          " Friday. The bus leaves at 8:30.")  # fmt: skip
+    p.click("#align-form button[type=submit]")
+    p.wait_for_selector("#aligned > li")
+    text = p.inner_text("#aligned")
+    assert "does not read as mathematics" in text and "10 standards" not in p.content()
+
+
 def test_not_found_icon_narrow_pages_and_readable_boxes(browser: object, sample: Api) -> None:
     icon = sample.http.get("/favicon.ico")
     assert icon.status_code == 200 and icon.headers["content-type"].startswith("image/svg+xml")

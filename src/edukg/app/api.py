@@ -13,7 +13,7 @@ from typing import Any
 
 from edukg.adapters.params import instance, parse_body, parse_values
 from edukg.adapters.rest import Call
-from edukg.adapters.rest.base import RANKING, RELEASES, Operation
+from edukg.adapters.rest.base import ALIGNMENT, RANKING, RELEASES, Operation
 from edukg.app import caching
 from edukg.app.body import require_json
 from edukg.app.entrance import Entrance
@@ -30,6 +30,7 @@ from edukg.model.lru import Recent
 from edukg.services import graph as service
 from edukg.services import search as searching
 from edukg.services.changes import ChangeFeed
+from edukg.services.text_alignment import version as alignment_version
 from edukg.store.base import KeyStore, Releases, Store
 
 _RECENT_URLS = 4096  # validated URLs remembered per worker
@@ -132,6 +133,8 @@ class ApiAnswers:
         varies = ""
         if RANKING in op.varies:  # the same data answers differently once indexed
             varies += ":" + searching.search_ranking(store)
+        if ALIGNMENT in op.varies:  # scores change with the alignment engine's version
+            varies += ":" + alignment_version()
         if RELEASES in op.varies:  # answers change with the kept releases
             varies += ":" + self.releases.stamp()
         return varies

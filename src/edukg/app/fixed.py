@@ -23,6 +23,8 @@ from edukg.app.routing import Handler, Router
 from edukg.model.errors import ForbiddenError, NotFoundError
 from edukg.services import graph as service
 from edukg.services import search as searching
+from edukg.services import subject_gate
+from edukg.services.text_alignment import version as alignment_version
 from edukg.store.base import KeyStore, Store
 
 _DAY = b"public, max-age=86400"
@@ -132,7 +134,11 @@ class FixedRoutes:
                 **self.details(),
                 "search": {**searching.search_mode(store), **self.index_watch.status(store)},
                 # Aligning a text and similar standards rank as search does.
-                "alignment": {"ranking": _ALIGNMENT[searching.search_ranking(store)]},
+                "alignment": {
+                    "ranking": _ALIGNMENT[searching.search_ranking(store)],
+                    "version": alignment_version(),
+                    **subject_gate.status(),
+                },
             }
         body = orjson.dumps(health)
         return 200, body, [JSON, (b"x-data-version", info.data_version.encode())]

@@ -154,6 +154,7 @@ class TextAlignment:
     data: list[TextAlignedStandard]
     ranking: Ranking
     passages: Annotated[int, Doc("How many passages the text was cut into")]
+    note: Annotated[str | None, Omittable(), Doc("Why no standard was answered")] = None
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -37,7 +37,8 @@ from edukg.services.alignment_evidence import evidence_of
 from edukg.services.crosswalks import item_of
 from edukg.services.graph import matching, standard
 from edukg.services.passages import Passage
-from edukg.services.text_alignment import AlignQuery, Ranked, ranked
+from edukg.services.subject_gate import SUBJECT
+from edukg.services.text_alignment import NOT_MATHEMATICS, AlignQuery, Ranked, ranked
 from edukg.store.base import COMPONENTS, CROSSWALK, Matching, Store
 
 DEFAULT_JURISDICTION = "Multi-State"
@@ -97,6 +98,10 @@ def check(store: Store, query: CheckQuery) -> StandardCheck:
     signals = found.signals
     i = _position(found, identifier)
     ranking = "semantic" if rank.available() else "lexical"
+    if found.mathematics is False and record.get("academicSubject") == SUBJECT:
+        checked = _by_meaning(found, None, lcs) if lcs else []
+        return _answer(brief, 0.0, checked, from_, None, None, ranking, len(found.parts),
+                       NOT_MATHEMATICS)  # fmt: skip
     if signals is None or i is None:
         checked = _by_words(found.parts, lcs) if lcs else []
         return _answer(brief, 0.0, checked, from_, None, None, ranking, len(found.parts))
@@ -204,17 +209,17 @@ def _components(store: Store, identifier: str) -> tuple[str, list[tuple[str, str
 
 def _by_meaning(found: Ranked, signals: Any, lcs: list[tuple[str, str]]) -> list[CheckedComponent]:
     """Each component against every passage by meaning (its vector from the index, or
-    embedded where the index lacks it)."""
+    embedded where the index lacks it or no ranking was made)."""
     import numpy as np  # noqa: PLC0415
 
-    vecs, view = signals.vectors, found.view
-    number = {c: n for n, c in enumerate(view.components)}
+    vecs = signals.vectors if signals is not None else None
+    number = {c: n for n, c in enumerate(found.view.components)}
     rows = []
     missing = []
     for k, (lc, _) in enumerate(lcs):
         n = number.get(lc)
-        row = int(vecs.component_rows[n]) if n is not None else -1
-        rows.append(vecs.components[row] if row >= 0 else None)
+        row = int(vecs.component_rows[n]) if n is not None and vecs is not None else -1
+        rows.append(vecs.components[row] if vecs is not None and row >= 0 else None)
         if row < 0:
             missing.append(k)
     if missing:
@@ -223,7 +228,8 @@ def _by_meaning(found: Ranked, signals: Any, lcs: list[tuple[str, str]]) -> list
             rows[k] = vector
     if not rows:
         return []
-    sims = signals.matrix @ np.asarray(rows, dtype=np.float32).T  # passages x components
+    matrix = signals.matrix if signals is not None else rank.vectors([p.text for p in found.parts])
+    sims = matrix @ np.asarray(rows, dtype=np.float32).T  # passages x components
     return [_checked(lc, text, sims[:, k].tolist(), found.parts, COMPONENT_FLOOR)
             for k, (lc, text) in enumerate(lcs)]  # fmt: skip
 
@@ -258,12 +264,14 @@ def _checked(lc: str, text: str, sims: list[float], parts: list[Passage],
 
 def _answer(brief: FrameworkItemBrief, score: float, checked: list[CheckedComponent],
             from_: str, standing: StandardStanding | None, evidence: Any, ranking: str,
-            passages: int) -> StandardCheck:  # fmt: skip
+            passages: int, why: str | None = None) -> StandardCheck:  # fmt: skip
     note = None
     if not checked:
         note = ("This standard has no learning components, its own or through a published"
                 " crosswalk: its statement is the one thing checked.")  # fmt: skip
-    if standing is None:
+    if why is not None:
+        note = why
+    elif standing is None:
         note = ("This standard is not among the standards this release ranks by meaning or"
                 " words (its jurisdiction has no index rows for it): no score or rank.")  # fmt: skip
     score = round(score, 4)

@@ -40,6 +40,7 @@ class StandardsView:
     codes: list[str | None]
     statements: list[str]
     grades: Any  # int64 grade masks, one per candidate
+    mathematics: Any  # bool: the candidate's subject is Mathematics (what the gate knows)
     groups: Any  # int32: candidates with the same number repeat one code and statement
     words: Words  # BM25 over the statements
     domain_of: Any  # int32 index into `domains`, -1 where none
@@ -113,6 +114,9 @@ def _build(store: Store, search: Search, index: Indexed | None) -> StandardsView
         codes=codes,
         statements=statements,
         grades=grades,
+        mathematics=np.array(
+            [r.get("academicSubject") == "Mathematics" for r in records], dtype=bool
+        ),
         groups=groups,
         words=words.index(statements),
         domain_of=domain_of,

@@ -33,6 +33,7 @@ from edukg.services.frameworks import framework
 from edukg.services.meaning import indexed
 from edukg.services.passages import Passage, passages
 from edukg.services.standards_view import StandardsView, Vectors, vectors, view
+from edukg.services.subject_gate import gate
 from edukg.store.base import Search, Store
 
 MAX_TEXT = 20_000  # characters
@@ -63,11 +64,32 @@ class Alignment:
     data: list[Extended[TextAlignedStandard]]
     ranking: str
     passages: int
+    note: str | None = None
 
     def encoded(self) -> bytes:
         from edukg.model.alignment import encoded_list  # noqa: PLC0415
 
-        return encoded_list(list(self.data), {"ranking": self.ranking, "passages": self.passages})
+        rest: dict[str, Any] = {"ranking": self.ranking, "passages": self.passages}
+        if self.note:
+            rest["note"] = self.note
+        return encoded_list(list(self.data), rest)
+
+
+# The ranking's version: part of every alignment answer's ETag and response-cache key, so
+# that an upgrade that changes scores never answers 304 with old ones. Raise ENGINE with
+# any change to how standards are ranked or scored; the gate's weights count by digest.
+ENGINE = "align-14"
+
+
+def version() -> str:
+    """The version of alignment's ranking: the engine and its learned stage."""
+    found = gate()
+    return f"{ENGINE}+gate-{found.fingerprint if found is not None else 'none'}"
+
+
+NOT_MATHEMATICS = ("This text does not read as mathematics (alignment's subject gate), so no"
+                   " mathematics standard is answered for it.")  # fmt: skip
+UNRELATED = "No passage of this text is alike enough to any of these standards."
 
 
 @dataclass(frozen=True)
@@ -78,6 +100,9 @@ class Ranked:
     view: StandardsView
     parts: list[Passage]
     signals: Signals | None  # None when the filters admit no standard
+    # Whether the subject gate found that the text reads as mathematics (None: no gate,
+    # no model or no index, and the similarity floor decides instead).
+    mathematics: bool | None = None
 
 
 def ranked(store: Store, query: AlignQuery) -> Ranked:
@@ -97,9 +122,22 @@ def ranked(store: Store, query: AlignQuery) -> Ranked:
     found = view(store, search, index)
     parts = passages(text)
     keep = _in_grades(found, query.grades_mask)
+    matrix = rank.vectors([p.text for p in parts]) if index is not None else None
+    reads = _reads_as_mathematics(matrix)
+    if reads is False:  # no mathematics standard for a text about something else
+        keep = keep[~found.mathematics[keep]]
     if not len(keep):
-        return Ranked(found, parts, None)
-    return Ranked(found, parts, _signals(store, search, found, index, text, parts, keep))
+        return Ranked(found, parts, None, reads)
+    signals = _signals(store, search, found, index, text, parts, keep, matrix)
+    return Ranked(found, parts, signals, reads)
+
+
+def _reads_as_mathematics(matrix: Any) -> bool | None:
+    """The subject gate's verdict on the passages (None without it or the vectors)."""
+    found = gate()
+    if found is None or matrix is None:
+        return None
+    return found.reads_as_mathematics(matrix)
 
 
 def _in_grades(found: StandardsView, mask: int) -> Any:
@@ -114,25 +152,30 @@ def _in_grades(found: StandardsView, mask: int) -> Any:
 def align(store: Store, query: AlignQuery) -> Alignment:
     """The standards `query.text` addresses, best first, each with its evidence."""
     found = ranked(store, query)
+    note = NOT_MATHEMATICS if found.mathematics is False else None
     if found.signals is None:
         ranking = "semantic" if rank.available() else "lexical"
-        return Alignment([], ranking, len(found.parts))
+        return Alignment([], ranking, len(found.parts), note or UNRELATED)
     signals = found.signals
-    if not _relevant(signals):
-        return Alignment([], signals.ranking, len(found.parts))
+    if not found.mathematics and not _relevant(signals, found.view, found.mathematics):
+        return Alignment([], signals.ranking, len(found.parts), note or UNRELATED)
     data = _answer(store, found.view, found.parts, signals, query.limit)
-    return Alignment(data, signals.ranking, len(found.parts))
+    return Alignment(data, signals.ranking, len(found.parts), None if data else note)
 
 
-def _relevant(signals: Signals) -> bool:
+def _relevant(signals: Signals, found: StandardsView, mathematics: bool | None) -> bool:
     """Whether the text shares anything with the standards of the place asked about (any
     grade): by meaning, a passage at least TEXT_FLOOR alike to one of them; by words, one
-    word in common."""
+    word in common. A text the subject gate reads as mathematics needs no floor; one it
+    does not is measured against the standards of other subjects alone."""
     import numpy as np  # noqa: PLC0415
 
-    best = float(np.max(signals.statement))
+    among = ~found.mathematics if mathematics is False else np.ones(len(found.codes), bool)
+    if not among.any():
+        return False
+    best = float(np.max(signals.statement[among]))
     if signals.components is not None:
-        best = max(best, float(np.max(signals.components)))
+        best = max(best, float(np.max(signals.components[among])))
     return best >= (TEXT_FLOOR if signals.ranking == "semantic" else 1e-9)
 
 
@@ -144,12 +187,12 @@ def _signals(
     text: str,
     parts: list[Passage],
     keep: Any,
+    matrix: Any,
 ) -> Signals:
     """Every candidate's channels, and the fused score of those in `keep` (the others
     score minus infinity)."""
     import numpy as np  # noqa: PLC0415
 
-    matrix = rank.vectors([p.text for p in parts]) if index is not None else None
     vecs = vectors(store, search, found, index) if matrix is not None else None
     within = None
     if len(keep) < len(found.identifiers):

@@ -128,11 +128,15 @@
     return [...new Set(fws.map((f) => f.jurisdiction).filter(Boolean))].sort(h.natural);
   }
 
+  // Evidence this alike or more is highlighted as strong; weaker evidence is marked faintly
+  // (the floor at which a passage addresses a learning component, docs/api.md).
+  const STRONG = 0.35;
   function marked(h, text, passages) {  // the text, with the given passages highlighted
     let out = "", at = 0;
     for (const p of [...passages].sort((a, b) => a.start - b.start)) {
       if (p.start < at) continue;
-      out += h.esc(text.slice(at, p.start)) + `<mark>${h.esc(text.slice(p.start, p.end))}</mark>`;
+      const weak = (p.similarity ?? 1) < STRONG;
+      out += h.esc(text.slice(at, p.start)) + `<mark class="${weak ? "weak" : "strong"}" title="similarity ${(p.similarity ?? 0).toFixed(2)}">${h.esc(text.slice(p.start, p.end))}</mark>`;
       at = p.end;
     }
     return out + h.esc(text.slice(at));
@@ -177,16 +181,16 @@
         ${r.domain ? `<span class="muted">${h.esc(r.domain.code || "")} ${h.esc(r.domain.description || "")}</span>` : ""}
         <p>${h.statement(r.description)}</p>
         ${r.placements.length > 1 ? `<p class="muted places">Stands in ${r.placements.length} places: ${r.placements.map((pl) => `<a href="${h.href(`/standards/${h.esc(pl.caseIdentifierUUID)}`)}">${pathOf(h, pl) || h.esc(pl.identifier)}</a>`).join("; ")}</p>` : ""}
-        <ul class="evidence">${r.evidence.passages.map((p) => `<li><q>${h.esc(p.text)}</q> <span class="muted">(${p.similarity.toFixed(2)})</span>
+        <details class="evidence-box"${n === 0 ? " open" : ""}><summary>Evidence: ${r.evidence.passages.length} passages</summary><ul class="evidence">${r.evidence.passages.map((p) => `<li><q>${h.esc(p.text)}</q> <span class="muted">(${p.similarity.toFixed(2)}${p.similarity < STRONG ? ", weak" : ""})</span>
           ${p.words.length ? `<span class="muted">words: ${p.words.map((w) => h.esc(w)).join(", ")}</span>` : ""}
-          ${p.learningComponents.length ? `<ul>${p.learningComponents.map((c) => `<li class="lc">${h.esc(c.description)} <span class="muted">${c.similarity.toFixed(2)}</span></li>`).join("")}</ul>` : ""}</li>`).join("")}</ul></li>`).join("") || "<li>No standard matched this text closely enough.</li>";
+          ${p.learningComponents.length ? `<ul>${p.learningComponents.map((c) => `<li class="lc">${h.esc(c.description)} <span class="muted">${c.similarity.toFixed(2)}</span></li>`).join("")}</ul>` : ""}</li>`).join("")}</ul></details></li>`).join("") || `<li>${h.esc(found.note || "No standard matched this text closely enough.")}</li>`;
       f("#aligned").onclick = (e) => {
         const b = e.target.closest("button.show-evidence"); if (b) show(Number(b.dataset.n));
         if (e.target.closest("a.check-link")) sessionStorage.setItem(CHECK_TEXT, text);  // the check page's text
       };
       f("#align-note").textContent = found.ranking === "semantic" ? `Ranked by meaning; ${found.passages} passages.` : "Ranked by words only: the server has no semantic index (edukg index).";
       show(0);
-      h.say(`${found.data.length} standards.`);
+      h.say(found.data.length ? `${found.data.length} standard${found.data.length === 1 ? "" : "s"}.` : (found.note || "No standard matched this text."));
     };
   }
 

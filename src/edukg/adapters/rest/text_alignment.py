@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Annotated, Any
 
 from edukg.adapters.params import CaseUuidPath, GradeLevels, Param, SubjectFilter, Uuid
-from edukg.adapters.rest.base import RANKING, Call, Operation, ref
+from edukg.adapters.rest.base import ALIGNMENT, RANKING, Call, Operation, ref
 from edukg.model.alignment import encode
 from edukg.model.errors import ValidationError
 from edukg.model.shapes import Jurisdiction, NormalizedStatementType
@@ -203,7 +203,7 @@ OPERATIONS: tuple[Operation[Any], ...] = (
         not_found=True,
         cost=ALIGN_COST,
         text_cost_chars=TEXT_COST_CHARS,
-        varies=frozenset((RANKING,)),
+        varies=frozenset((RANKING, ALIGNMENT)),
         method="POST",
     ),
     Operation(
@@ -218,7 +218,7 @@ OPERATIONS: tuple[Operation[Any], ...] = (
         not_found=True,
         cost=ALIGN_COST,
         text_cost_chars=TEXT_COST_CHARS,
-        varies=frozenset((RANKING,)),
+        varies=frozenset((RANKING, ALIGNMENT)),
         method="POST",
     ),
     Operation(
@@ -232,6 +232,6 @@ OPERATIONS: tuple[Operation[Any], ...] = (
         tags=TAGS,
         not_found=True,
         cost=SIMILAR_COST,
-        varies=frozenset((RANKING,)),
+        varies=frozenset((RANKING, ALIGNMENT)),
     ),
 )
