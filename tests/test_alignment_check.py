@@ -84,8 +84,10 @@ def test_a_standard_named_by_uuid_is_the_same_check(indexed: Api) -> None:
 
 
 def test_a_standard_without_components_checks_its_statement(indexed: Api) -> None:
-    text = ("A train travels 120 miles in 2 hours. Students make sense of the problem, try"
-            " several ways to find its speed and keep trying when one does not work.")
+    text = (
+        "A train travels 120 miles in 2 hours. Students make sense of the problem, try"
+        " several ways to find its speed and keep trying when one does not work."
+    )
     found = ok(indexed, {"text": text, "caseIdentifierUUID": PRACTICE})
     assert found["componentsFrom"] == "none" and found["totalCount"] == 0
     assert found["learningComponents"] == [] and "statement" in found["note"]

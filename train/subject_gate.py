@@ -79,7 +79,7 @@ def _data(shared: Path) -> tuple[list[str], list[str], list[dict[str, object]]]:
     other = [r["text"] for r in _rows(TEXTS / "other_subjects.jsonl")]
     # The teacher notes are few: counted three times, as many as a tenth of the rest.
     mathematics = camps[:1500] + components[:1000] + statements[:500] + teaching * 3
-    sources = [
+    sources: list[dict[str, object]] = [
         {"path": "alignment-train/mathcamps/mathcamps.json", "sha256": _digest(camps_path),
          "used": 1500, "class": "mathematics"},
         {"path": "kg-sample/nodes.jsonl", "sha256": _digest(nodes_path),
@@ -120,6 +120,10 @@ def main() -> None:
     p = 1.0 / (1.0 + np.exp(-(x @ w + b)))
     commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True,
                             text=True, check=False).stdout.strip() or "unknown"  # fmt: skip
+    accuracy = {
+        "mathematics": round(float((p[: len(positive)] >= 0.5).mean()), 4),
+        "other": round(float((p[len(positive) :] < 0.5).mean()), 4),
+    }
     artifact = {
         "about": "A logistic regression over passage vectors: whether a passage reads as"
         " mathematics. Made by train/subject_gate.py (make train); see its docstring.",
@@ -136,17 +140,14 @@ def main() -> None:
             "l2": L2,
             "commit": commit,
             "trained": datetime.date.today().isoformat(),
-            "training accuracy": {
-                "mathematics": round(float((p[: len(positive)] >= 0.5).mean()), 4),
-                "other": round(float((p[len(positive) :] < 0.5).mean()), 4),
-            },
+            "training accuracy": accuracy,
             "licence": "MathCAMPS: MIT, Copyright (c) 2024 Gabriel Poesia and the MathCAMPS"
             " authors; the sample export: CC BY 4.0, Learning Commons; train/texts: edukg's.",
         },
     }
     OUT.write_text(json.dumps(artifact, indent=1) + "\n")
     print(f"wrote {OUT.relative_to(ROOT)}: {len(positive)} mathematics and {len(negative)}"
-          f" other passages; training accuracy {artifact['provenance']['training accuracy']}")  # fmt: skip
+          f" other passages; training accuracy {accuracy}")  # fmt: skip
 
 
 if __name__ == "__main__":
