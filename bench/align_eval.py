@@ -17,6 +17,12 @@
    negative pairs; ROC AUC of `score`, balanced accuracy of `aligned` (no grade given), how
    often a positive is marked not aligned (labels include standards a problem builds on).
 
+5. The subject gate (alignment's learned stage) on texts it never saw: how many dev
+   problems and how many of bench/data's 40 plain problems get no answer, and how many of
+   its 60 texts of other subjects get one (without a grade and with grade 5).
+6. A second source nothing was fitted on: bench/data's 40 plain problems, labelled for
+   edukg, aligned without and with their grades, beside search.
+
 --fit prints the calibration's constants (logistic fits of whether a result is right)
 for services/alignment_scoring.py and services/similar.py. The data is read from ../shared
 at run time and never copied; see docs/search.md, "Aligning a text".
@@ -29,6 +35,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+import orjson
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "src"), str(ROOT)]
@@ -97,7 +105,47 @@ def _problems(shared: Path, work: Path, fit: bool) -> None:
             "   fit (share, similarity, bias):", [round(v, 3) for v in mathfish.fit_logistic(rows)]
         )
     _check(store, problems, fit)
+    _gate(store, problems)
+    _plain(store)
     store.close()
+
+
+DATA = ROOT / "bench" / "data"
+
+
+def _gate(store: Store, problems: list[mathfish.Problem]) -> None:
+    from edukg.services.text_alignment import AlignQuery, align
+
+    def answered(text: str, grades: tuple[str, ...] = ()) -> bool:
+        query = AlignQuery(text, jurisdiction=mathfish.JURISDICTION,
+                           grades_mask=grade_mask(list(grades)))  # fmt: skip
+        return bool(align(store, query).data)
+
+    other = [
+        orjson.loads(line)["text"]
+        for line in (DATA / "other_subjects_eval.jsonl").read_bytes().splitlines()
+    ]
+    plain = mathfish.problems(DATA / "plain_math_eval.jsonl")
+    dev_none = sum(not answered(p.text) for p in problems)
+    plain_none = sum(not answered(p.text) for p in plain)
+    plain_none_graded = sum(not answered(p.text, p.grades) for p in plain)
+    other_some = sum(answered(t) for t in other)
+    other_some_graded = sum(answered(t, ("5",)) for t in other)
+    print("5. the subject gate: mathematics with no answer, other subjects with one")
+    print(f"   dev problems {dev_none}/{len(problems)}; plain problems {plain_none}/{len(plain)},"
+          f" with grades {plain_none_graded}/{len(plain)}; other subjects {other_some}/"
+          f"{len(other)}, with grade 5 {other_some_graded}/{len(other)}")  # fmt: skip
+
+
+def _plain(store: Store) -> None:
+    plain = mathfish.problems(DATA / "plain_math_eval.jsonl")
+    print(f"6. a second source: {len(plain)} plain problems written and labelled for edukg")
+    for graded in (False, True):
+        mathfish.report("align, " + ("grades given" if graded else "no grade"),
+                        mathfish.measure(store, plain, graded))  # fmt: skip
+        searched = _searched(store, plain, graded)
+        print(f"{'search':28} hit@1 {searched[1]:.3f}  hit@5 {searched[5]:.3f}"
+              f"  hit@10 {searched[10]:.3f}")  # fmt: skip
 
 
 def _check(store: Store, problems: list[mathfish.Problem], fit: bool) -> None:

@@ -48,13 +48,18 @@ def readiness(store: Store, keys: KeyStore, keyed: bool) -> Answer:
 
 class IndexWatch:
     """The progress of a semantic index being built (by `edukg index` in any process),
-    with an estimate of the time left from the pace this server has seen."""
+    with an estimate of the time left from the pace this server has seen, and word that
+    the build stopped when it has made no progress for `stall_seconds` (a killed index
+    writes nothing more; `edukg index` resumes where it stopped)."""
 
-    def __init__(self) -> None:
+    def __init__(self, stall_seconds: float = 120.0) -> None:
+        self.stall_seconds = stall_seconds
         self._first: dict[int, tuple[float, int]] = {}  # texts in all -> (when, done)
+        self._moved: dict[int, tuple[float, int]] = {}  # texts in all -> (when, done) last
 
     def status(self, store: Store) -> dict[str, object]:
-        """`{"indexing": {"done", "total", "etaSeconds"}}` while incomplete, else `{}`."""
+        """`{"indexing": {"done", "total", "etaSeconds"}}` while incomplete (with
+        `"stopped": true` and a `note` once it has stalled), else `{}`."""
         found = store.indexing()
         if found is None:
             return {}
@@ -65,6 +70,18 @@ class IndexWatch:
             seen = self._first[total] = (now, done)
             if len(self._first) > 8:
                 self._first.pop(next(iter(self._first)))
+        moved = self._moved.get(total)
+        if moved is None or done != moved[1]:
+            moved = self._moved[total] = (now, done)
+            if len(self._moved) > 8:
+                self._moved.pop(next(iter(self._moved)))
+        if now - moved[0] >= self.stall_seconds:
+            return {"indexing": {
+                "done": done, "total": total, "etaSeconds": None, "stopped": True,
+                "note": f"No progress for {now - moved[0]:.0f} s: the index build seems to"
+                " have stopped (was it killed?). Run `edukg index` with this database to"
+                " resume it where it stopped; search ranks by words until it is done.",
+            }}  # fmt: skip
         pace = (done - seen[1]) / (now - seen[0]) if done > seen[1] else 0.0
         eta = round((total - done) / pace, 1) if pace > 0 else None
         return {"indexing": {"done": done, "total": total, "etaSeconds": eta}}

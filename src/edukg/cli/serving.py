@@ -25,6 +25,7 @@ from edukg.cli.output import (
     say,
     single_threaded_blas,
 )
+from edukg.ingest.builder import remove_leftovers
 from edukg.store import (
     is_postgres,
     missing_database,
@@ -165,6 +166,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         say(f"{missing}; nothing was started. Load data into it first (edukg load EXPORT"
             f" --db {args.db}), or try `edukg quickstart` for the demo")  # fmt: skip
         return EXIT_FAILED
+    remove_leftovers(args.db)  # of loads killed before this server started
     return _serve(settings_of(args))
 
 

@@ -314,9 +314,7 @@ def load(
     the whole graph).
     """
     version = data_version or guess_version(sources)
-    # Downloads go beside a SQLite file (the same disk as the build); for PostgreSQL, to
-    # the temporary directory ($TMPDIR), never into the directory the command runs in.
-    workdir = Path(tempfile.gettempdir()) if is_postgres(db) else Path(db).absolute().parent
+    workdir = _workdir(db)
     workdir.mkdir(parents=True, exist_ok=True)
     remove_stale_downloads(workdir)
     prefix = f"{DOWNLOAD_PREFIX}{os.getpid()}-"
@@ -349,6 +347,25 @@ def load(
 
 
 DOWNLOAD_PREFIX = ".edukg-download-"  # then the loading process's id
+
+
+def _workdir(db: str) -> Path:
+    """Where a load of `db` downloads: beside a SQLite file (the same disk as the build);
+    for PostgreSQL, the temporary directory ($TMPDIR), never the directory the command
+    runs in."""
+    return Path(tempfile.gettempdir()) if is_postgres(db) else Path(db).absolute().parent
+
+
+def remove_leftovers(db: str) -> None:
+    """Remove what killed loads of `db` left (downloads and unfinished builds of processes
+    that are gone): `serve` and `load` do this as they start."""
+    workdir = _workdir(db)
+    if workdir.is_dir():
+        remove_stale_downloads(workdir)
+    if not is_postgres(db):
+        from edukg.store.sqlite_load import remove_stale_builds  # noqa: PLC0415
+
+        remove_stale_builds(Path(db).absolute())
 
 
 def remove_stale_downloads(workdir: Path) -> None:
