@@ -363,6 +363,10 @@ def test_every_command_on_a_missing_database_fails_alike(tmp_path: Path) -> None
         assert done.returncode == 1, (args, done.returncode, done.stderr)  # the one rule
         assert "Traceback" not in done.stderr
     assert not Path(missing).exists()
+    # A directory is named for what it is (it used to say "no such file").
+    done = subprocess.run([*EDUKG, "releases", "list", "--db", str(tmp_path)],
+                          capture_output=True, text=True, timeout=60, check=False)  # fmt: skip
+    assert done.returncode == 1 and "a directory, not a database file" in done.stderr
     helped = subprocess.run([*EDUKG, "--help"], capture_output=True, text=True, check=True)
     readme = (Path(__file__).parents[1] / "README.md").read_text()
     rule = "a command on a database that does not exist or holds nothing"

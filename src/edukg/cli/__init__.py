@@ -26,7 +26,9 @@ def main(argv: list[str] | None = None) -> int:
     args = commands.parse_args(argv)
     args.db = resolve_db(getattr(args, "db", None) or args.global_db)
     if args.command in _READS_DATA and not is_postgres(args.db) and not Path(args.db).is_file():
-        say(f"nothing is loaded at {args.db} (no such file): check --db or $EDUKG_DB")
+        why = ("a directory, not a database file: name the file, e.g. --db"
+               f" {Path(args.db) / 'edukg.db'}") if Path(args.db).is_dir() else "no such file"  # fmt: skip
+        say(f"nothing is loaded at {args.db} ({why}): check --db or $EDUKG_DB")
         return EXIT_FAILED
     if is_postgres(args.db):
         try:
@@ -39,4 +41,5 @@ def main(argv: list[str] | None = None) -> int:
 
 # Commands that read loaded data: on a SQLite file that is not there, they say so rather
 # than start on an empty database.
-_READS_DATA = frozenset({"index", "export", "mcp", "releases", "diff", "crosswalk", "coverage"})
+_READS_DATA = frozenset({"index", "export", "mcp", "releases", "diff", "crosswalk", "coverage",
+                         "align", "check"})  # fmt: skip

@@ -42,6 +42,10 @@ class StandardsView:
     grades: Any  # int64 grade masks, one per candidate
     mathematics: Any  # bool: the candidate's subject is Mathematics (what the gate knows)
     groups: Any  # int32: candidates with the same number repeat one code and statement
+    # int32: candidates of different codes that share one statement (G-CO.C.10 and
+    # G-SRT.B.4, "Prove theorems about triangles.") have the same number; -1 for the rest
+    twins: Any
+    telling: list[str]  # what tells a twin apart: its notes, else its parent's statement
     words: Words  # BM25 over the statements
     domain_of: Any  # int32 index into `domains`, -1 where none
     domains: list[str]  # domain identifiers
@@ -118,6 +122,8 @@ def _build(store: Store, search: Search, index: Indexed | None) -> StandardsView
             [r.get("academicSubject") == "Mathematics" for r in records], dtype=bool
         ),
         groups=groups,
+        twins=_twins(codes, statements),
+        telling=[_telling(r, ancestry, i) for r, i in zip(records, ids, strict=True)],
         words=words.index(statements),
         domain_of=domain_of,
         domains=domains,
@@ -152,6 +158,30 @@ def _groups(codes: Sequence[str | None], statements: Sequence[str]) -> Any:
         if code:
             out[i] = seen.setdefault((code, " ".join(text.split())), i)
     return out
+
+
+def _twins(codes: Sequence[str | None], statements: Sequence[str]) -> Any:
+    """A number per candidate shared by candidates of different codes with one statement
+    (-1 where the statement is its code's alone)."""
+    import numpy as np  # noqa: PLC0415
+
+    by_text: dict[str, set[str]] = defaultdict(set)
+    for code, text in zip(codes, statements, strict=True):
+        if code and text:
+            by_text[" ".join(text.split()).lower()].add(code)
+    number = {text: n for n, (text, found) in enumerate(by_text.items()) if len(found) > 1}
+    return np.array([number.get(" ".join(text.split()).lower(), -1) if code else -1
+                     for code, text in zip(codes, statements, strict=True)], dtype=np.int32)  # fmt: skip
+
+
+def _telling(record: dict[str, Any], ancestry: hierarchy.Ancestry, identifier: str) -> str:
+    """A standard's notes (its examples: "Theorems include: ..."), else the statement of
+    the grouping above it."""
+    notes = record.get("notes")
+    if isinstance(notes, str) and notes.strip():
+        return notes
+    path = ancestry.path(identifier)
+    return (path[-1].description or "") if path else ""
 
 
 def _components(store: Store, ids: list[str]) -> tuple[Any, Any, list[str]]:

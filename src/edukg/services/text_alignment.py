@@ -78,7 +78,7 @@ class Alignment:
 # The ranking's version: part of every alignment answer's ETag and response-cache key, so
 # that an upgrade that changes scores never answers 304 with old ones. Raise ENGINE with
 # any change to how standards are ranked or scored; the gate's weights count by digest.
-ENGINE = "align-14"
+ENGINE = "align-15"
 
 
 def version() -> str:
@@ -206,8 +206,37 @@ def _signals(
     domain = _domains_by_meaning(found, vecs, matrix)
     channels = {"statement": statement, "components": components, "words": words,
                 "domain": domain}  # fmt: skip
-    total = _total(channels, scoring.SEMANTIC, found, keep)
+    total = _told_apart(_total(channels, scoring.SEMANTIC, found, keep), found, matrix)
     return Signals("semantic", total, statement, components, matrix, means, spreads, vecs)
+
+
+# How far a twin's notes move it against the twins it shares a statement with: per unit of
+# pooled cosine above their mean (fixed beforehand, not fitted: the notes only break what
+# the statement cannot tell; bench/align_eval.py measures the dev problems unchanged).
+NOTES_WEIGHT = 5.0
+
+
+def _told_apart(total: Any, found: StandardsView, matrix: Any) -> Any:
+    """`total` with the candidates that share a statement with another code's (G-CO.C.10
+    and G-SRT.B.4, "Prove theorems about triangles.") moved apart by how alike the text is
+    to each one's notes (else the grouping above it)."""
+    import numpy as np  # noqa: PLC0415
+
+    twins = np.nonzero((found.twins >= 0) & np.isfinite(total))[0]
+    if not len(twins):
+        return total
+    telling = rank.vectors([found.telling[i] or found.statements[i] for i in twins])
+    if telling is None:
+        return total
+    alike, _, _ = scoring.pooled(matrix, telling)
+    out = total.copy()
+    for number in set(found.twins[twins].tolist()):
+        members = found.twins[twins] == number
+        if members.sum() < 2:
+            continue
+        values = alike[members]
+        out[twins[members]] += NOTES_WEIGHT * (values - values.mean())
+    return out
 
 
 def _total(channels: dict[str, Any], weights: scoring.Weights, found: StandardsView,
