@@ -146,3 +146,49 @@ def test_a_statement_held_by_a_lock_is_that_requests_problem(
         locker.close()
         admin.close()
         server.stop()
+
+
+def test_the_statement_limit_bounds_the_whole_request_under_load(
+    postgres: Callable[[str], str],
+) -> None:
+    """With the docs table locked and several clients at once, a request used to take
+    up to three times the limit (5.79 s against 2 s): each of its statements, and its
+    wait for a thread, had a limit of its own. Now the limit is the request's."""
+    import concurrent.futures
+
+    import psycopg
+
+    db = postgres("locked-load")
+    build_demo(db)
+    keys = open_key_store(db)
+    key = keys.create("locked-load", rate=0)
+    keys.close()
+    limit = 1.0
+    server = ServerThread(EdukgApp(Settings(db=db, refresh=60, statement_seconds=limit,
+                                            io_threads=2))).start()  # fmt: skip
+    admin = psycopg.connect(db, autocommit=True)
+    locker = psycopg.connect(db)
+    try:
+        with httpx.Client(base_url=server.url, headers={"x-api-key": key}, timeout=30) as c:
+            assert c.get(PATH).status_code == 200
+            listed = c.get(f"{BASE}/academic-standards", params={"limit": 40,
+                           "standardsFrameworkCaseIdentifierUUID": MS}).json()["data"]  # fmt: skip
+        paths = [f"{BASE}/academic-standards/{s['caseIdentifierUUID']}/children" for s in listed]
+        (schema,) = admin.execute("SELECT schema_name FROM edukg.current").fetchone()  # type: ignore[misc]
+        locker.execute(f'LOCK TABLE "{schema}".docs IN ACCESS EXCLUSIVE MODE')
+
+        def timed(path: str) -> tuple[float, int]:
+            with httpx.Client(base_url=server.url, headers={"x-api-key": key}, timeout=30) as c:
+                started = time.monotonic()
+                status = c.get(path).status_code
+                return time.monotonic() - started, status
+
+        with concurrent.futures.ThreadPoolExecutor(4) as clients:
+            results = list(clients.map(timed, paths[:12]))
+        assert {status for _, status in results} == {503}
+        slowest = max(seconds for seconds, _ in results)
+        assert slowest < limit + 0.6, sorted(seconds for seconds, _ in results)
+    finally:
+        locker.close()
+        admin.close()
+        server.stop()

@@ -107,7 +107,7 @@ class EdukgApp:
         self.openapi = build_openapi(settings.base_path, OPERATIONS, self.router.documented)
         self.fixed.publish(self.openapi)
         self.pipeline = Pipeline(self.router, self.access, self.releases, self.io, respond,
-                                 self.api.reads)  # fmt: skip
+                                 self.api.reads, settings.statement_seconds)  # fmt: skip
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":

@@ -73,6 +73,9 @@ class Exchange:
     asks_for_release: bool = False  # it names a release (header or path prefix)
     release_by_path: str | None = None  # the release its /releases/X prefix named
     database_error: bool = False  # the database failed it (counted by metrics)
+    # When its reads on a networked database must be done (time.monotonic()): one limit
+    # for the whole request, its waits for a thread included; None on local files
+    deadline: float | None = None
     found: Routed | None = None  # the route table's answer
     headers: Headers = field(default_factory=list)  # every response carries them (limits)
     principal: Principal | None = None  # the key's holder, once authenticated

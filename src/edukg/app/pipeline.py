@@ -40,6 +40,7 @@ from edukg.model.errors import (
     new_request_id,
 )
 from edukg.store.base import Releases, StatementTimeout, StoreUnavailable
+from edukg.store.errors import REQUEST_DEADLINE
 
 log = logging.getLogger("edukg")
 T = TypeVar("T")
@@ -56,8 +57,11 @@ class Pipeline:
         io: WorkPool | None,
         respond: Responder,
         fallback: Entrance,
+        limit: float | None = None,
     ) -> None:
         self.router = router
+        # One request's limit for its reads on a networked database (--statement-seconds)
+        self.limit = limit if io is not None else None
         self.access = access
         self.releases = releases
         self.io = io  # None: everything waits on local files, so stages run inline
@@ -69,6 +73,8 @@ class Pipeline:
         plain, by_path = unpinned(scope)
         head, size = read_head(scope["headers"])
         ex = Exchange(plain, receive, send, new_request_id(), time.perf_counter(), head, size)
+        if self.limit is not None:
+            ex.deadline = time.monotonic() + self.limit
         ex.release_by_path = by_path
         ex.asks_for_release = by_path is not None or b"x-data-version" in head
         entrance = self.fallback
@@ -186,7 +192,9 @@ class _ByFallback(ApiError):
 
 
 def guarded(ex: Exchange, stage: Callable[..., T], *args: Any) -> T:
-    """Run `stage`; an unreachable database is a 503, anything unforeseen a 500."""
+    """Run `stage` (within the request's deadline, where it has one); an unreachable
+    database is a 503, anything unforeseen a 500."""
+    token = REQUEST_DEADLINE.set(ex.deadline) if ex.deadline is not None else None
     try:
         return stage(*args)
     except ApiError:
@@ -208,6 +216,9 @@ def guarded(ex: Exchange, stage: Callable[..., T], *args: Any) -> T:
         raise ApiError(
             "An unexpected error occurred. Quote the request id when reporting it."
         ) from None
+    finally:
+        if token is not None:
+            REQUEST_DEADLINE.reset(token)
 
 
 def _refusal_headers(exc: ApiError, ex: Exchange, body_unread: bool) -> None:

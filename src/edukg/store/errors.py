@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from contextvars import ContextVar
+
 
 class ReleaseError(Exception):
     """A release command that cannot be carried out (an unknown release, the current one
@@ -14,3 +16,9 @@ class StoreUnavailable(Exception):
 
 class StatementTimeout(StoreUnavailable):
     """A read ran past its time limit and was interrupted (503, saying so)."""
+
+
+# When the request being answered must be done (time.monotonic()), set by the server
+# around a request's reads on PostgreSQL: every statement of the request waits only what
+# is left of its one limit (`--statement-seconds`), its waits for a thread included.
+REQUEST_DEADLINE: ContextVar[float | None] = ContextVar("edukg_request_deadline", default=None)

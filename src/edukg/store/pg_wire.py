@@ -41,7 +41,7 @@ from typing import Any, ClassVar
 import psycopg
 from psycopg import pq
 
-from edukg.store.errors import StatementTimeout
+from edukg.store.errors import REQUEST_DEADLINE, StatementTimeout
 
 _MAX_STATEMENTS = 512  # prepared per connection; past it, all are dropped and remade
 BEAT = 0.25  # seconds between heartbeats
@@ -113,6 +113,12 @@ def _cancel(pg: pq.abc.PGconn) -> None:
 
 
 _SLICE = 0.25  # seconds between looks at the heartbeat while a statement is awaited
+
+
+def _left() -> float | None:
+    """The seconds left of the request's one limit (None outside a request)."""
+    deadline = REQUEST_DEADLINE.get()
+    return None if deadline is None else deadline - time.monotonic()
 
 
 def _await(
@@ -280,7 +286,11 @@ class WireReader:
         self.close()
 
     def query(self, sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
-        """The rows of `sql`; raises Unavailable or QueryError."""
+        """The rows of `sql`; raises Unavailable or QueryError (StatementTimeout once the
+        request's deadline has passed)."""
+        left = _left()
+        if left is not None and left <= 0:
+            raise StatementTimeout(f"The request took longer than {self.statement_seconds:g} s")
         conn = self._connection()
         name = conn.statements.get(sql) or self._prepare(conn, sql)
         values: Any = [_encode(p) for p in params]  # libpq takes None for NULL
@@ -306,7 +316,22 @@ class WireReader:
 
     def _next_result(self, conn: _Connection) -> pq.abc.PGresult | None:
         """The next result: PostgreSQL ends a statement at its limit itself; past that and
-        a grace, the statement is cancelled on the server and the connection dropped."""
+        a grace, the statement is cancelled on the server and the connection dropped. A
+        request whose deadline comes first cancels its statement then, and keeps the
+        connection when PostgreSQL confirms the cancel."""
+        left = _left()
+        if left is not None and left < self.statement_seconds:
+            try:
+                return _await(conn.pg, max(left, 0.0), lambda: self._pulse.stalled)
+            except Unavailable:
+                if self._pulse.stalled:
+                    _cancel(conn.pg)
+                    self._drop(conn)
+                    raise
+                self._cancelled(conn)
+                raise StatementTimeout(
+                    f"The request took longer than {self.statement_seconds:g} s"
+                ) from None
         try:
             return _await(conn.pg, self.statement_seconds + _GRACE, lambda: self._pulse.stalled)
         except Unavailable as exc:
@@ -317,6 +342,16 @@ class WireReader:
             raise StatementTimeout(
                 f"PostgreSQL did not answer within {self.statement_seconds:g} s"
             ) from exc
+
+    def _cancelled(self, conn: _Connection) -> None:
+        """Cancel the statement in flight and wait briefly for PostgreSQL to end it (the
+        connection is kept), else drop the connection."""
+        _cancel(conn.pg)
+        try:
+            while _await(conn.pg, _GRACE) is not None:
+                pass
+        except (Unavailable, psycopg.OperationalError):
+            self._drop(conn)
 
     def _rows(self, conn: _Connection, result: pq.abc.PGresult) -> list[tuple[Any, ...]]:
         status = result.status
