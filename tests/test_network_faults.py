@@ -192,3 +192,37 @@ def test_the_statement_limit_bounds_the_whole_request_under_load(
         locker.close()
         admin.close()
         server.stop()
+
+
+def test_a_locked_key_table_keeps_checked_keys_serving_and_says_so_for_others(
+    postgres: Callable[[str], str],
+) -> None:
+    """Another session locks the key tables: a key checked before goes on being served
+    (no revoke can commit meanwhile), and a key not checked yet is answered 503 saying
+    the key could not be checked (it used to say a read of the data took too long, for
+    every keyed request)."""
+    import psycopg
+
+    db = postgres("locked-keys")
+    build_demo(db)
+    keys = open_key_store(db)
+    known, fresh = keys.create("known", rate=0), keys.create("fresh", rate=0)
+    keys.close()
+    server = ServerThread(EdukgApp(Settings(db=db, refresh=0, statement_seconds=1.0))).start()
+    locker = psycopg.connect(db)
+    try:
+        with httpx.Client(base_url=server.url, timeout=30) as c:
+            assert c.get(PATH, headers={"x-api-key": known}).status_code == 200
+            locker.execute("LOCK TABLE edukg.api_keys, edukg.key_revision IN ACCESS EXCLUSIVE MODE")
+            time.sleep(0.05)  # past the revision's recheck
+            served = c.get(f"{BASE}/academic-standards", headers={"x-api-key": known},
+                           params={"standardsFrameworkCaseIdentifierUUID": MS})  # fmt: skip
+            assert served.status_code == 200, served.text
+            refused = c.get(PATH, headers={"x-api-key": fresh})
+            assert refused.status_code == 503
+            assert "The API key could not be checked" in refused.json()["message"]
+            locker.rollback()
+            assert c.get(PATH, headers={"x-api-key": fresh}).status_code == 200
+    finally:
+        locker.close()
+        server.stop()

@@ -40,7 +40,7 @@ from edukg.model.errors import (
     new_request_id,
 )
 from edukg.store.base import Releases, StatementTimeout, StoreUnavailable
-from edukg.store.errors import REQUEST_DEADLINE
+from edukg.store.errors import REQUEST_DEADLINE, KeyCheckTimeout
 
 log = logging.getLogger("edukg")
 T = TypeVar("T")
@@ -199,6 +199,13 @@ def guarded(ex: Exchange, stage: Callable[..., T], *args: Any) -> T:
         return stage(*args)
     except ApiError:
         raise
+    except KeyCheckTimeout as exc:
+        ex.database_error = True
+        log.warning("request %s: %s", ex.request_id, exc)
+        raise ServiceUnavailableError(
+            f"The API key could not be checked: {exc} (is its table locked by another"
+            " session?). Keys already checked are still served. Try again shortly."
+        ) from None
     except StatementTimeout as exc:
         ex.database_error = True
         log.warning("request %s: %s", ex.request_id, exc)

@@ -18,6 +18,11 @@ class StatementTimeout(StoreUnavailable):
     """A read ran past its time limit and was interrupted (503, saying so)."""
 
 
+class KeyCheckTimeout(StatementTimeout):
+    """The key store did not answer a key's check within the limit (its table locked by
+    another session, say): 503 saying the key could not be checked."""
+
+
 # When the request being answered must be done (time.monotonic()), set by the server
 # around a request's reads on PostgreSQL: every statement of the request waits only what
 # is left of its one limit (`--statement-seconds`), its waits for a thread included.

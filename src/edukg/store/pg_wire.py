@@ -317,8 +317,7 @@ class WireReader:
     def _next_result(self, conn: _Connection) -> pq.abc.PGresult | None:
         """The next result: PostgreSQL ends a statement at its limit itself; past that and
         a grace, the statement is cancelled on the server and the connection dropped. A
-        request whose deadline comes first cancels its statement then, and keeps the
-        connection when PostgreSQL confirms the cancel."""
+        request whose deadline comes first cancels its statement then."""
         left = _left()
         if left is not None and left < self.statement_seconds:
             try:
@@ -344,14 +343,10 @@ class WireReader:
             ) from exc
 
     def _cancelled(self, conn: _Connection) -> None:
-        """Cancel the statement in flight and wait briefly for PostgreSQL to end it (the
-        connection is kept), else drop the connection."""
+        """Cancel the statement in flight and drop the connection (what was interrupted,
+        a statement's preparation included, left it in no state to trust)."""
         _cancel(conn.pg)
-        try:
-            while _await(conn.pg, _GRACE) is not None:
-                pass
-        except (Unavailable, psycopg.OperationalError):
-            self._drop(conn)
+        self._drop(conn)
 
     def _rows(self, conn: _Connection, result: pq.abc.PGresult) -> list[tuple[Any, ...]]:
         status = result.status
