@@ -76,7 +76,9 @@ LOAD_TIMED: list[tuple[str, dict[str, str]]] = [("/data-versions", {})]
 BY_MEANING: list[tuple[str, dict[str, Any]]] = [
     (f"/academic-standards/{STD}/similar", {"jurisdiction": "Vermont"}),
     ("/alignments", {"text": "Add fractions. Tell time to the minute.", "jurisdiction": "Vermont"}),
-]
+    ("/alignments/check", {"text": "Add fractions. Tell time to the minute.",
+                           "caseIdentifierUUID": STD}),
+]  # fmt: skip
 
 
 def unsigned(body: bytes) -> bytes:

@@ -120,7 +120,10 @@ def test_unknown_standard_on_sample(sample: Api) -> None:
 # IM360 nodes of the sample: no curriculum relationships, and some fields the contract's
 # schemas require are not in these records. Derived: groupName and groupLevel (from
 # curriculumLabel), position (from ordinalName). Served as null (docs/data.md):
-SAMPLE_NULLS = frozenset({"provider", "lmsLoadingGuidance", "timeRequired", "dateCreated"})
+# What the sample's curriculum records lack: left out (the published schemas declare them
+# optional and not nullable), where they used to be null; `provider` is the one their
+# attribution statements name.
+SAMPLE_ABSENT = frozenset({"lmsLoadingGuidance", "timeRequired", "dateCreated"})
 IM_UNIT = "im:ae6d42ea-338b-5027-b09c-13fa28f6664b"  # Acc7 Unit 1
 IM_LESSON = "im:86ad47a6-6ab7-5d84-a57e-d15695cc8978"  # Alg1+ Lesson 5
 
@@ -131,16 +134,19 @@ def test_im360_lesson_grouping(sample: Api, conforms: Conforms) -> None:
     assert body["groupName"] == "unit" and body["groupLevel"] == 0 and body["position"] == 0
     assert body["gradeLevel"] == ["6", "7", "8"] and body["isOptional"] is False
     assert body["lessons"] == []  # the sample has no hasPart edges
-    assert {k for k, v in body.items() if v is None} <= SAMPLE_NULLS | {"publisherIdentifier"}
-    conforms("/lesson-groupings/{groupingId}", body, nullable=SAMPLE_NULLS)
+    assert {k for k, v in body.items() if v is None} <= {"publisherIdentifier", "timeRequired"}
+    assert not SAMPLE_ABSENT - {"timeRequired"} & body.keys()
+    assert body["provider"] == "Learning Commons"
+    conforms("/lesson-groupings/{groupingId}", body)
 
 
 def test_im360_lesson(sample: Api, conforms: Conforms) -> None:
     body = sample.ok(f"/lessons/{IM_LESSON}")
     assert body["name"] == "Watch Your Calculations" and body["position"] == 4
     assert body["courseCode"] == "im360:Alg1+"
-    assert {k for k, v in body.items() if v is None} <= SAMPLE_NULLS | {"publisherIdentifier"}
-    conforms("/lessons/{lessonId}", body, nullable=SAMPLE_NULLS)
+    assert {k for k, v in body.items() if v is None} <= {"publisherIdentifier"}
+    assert not SAMPLE_ABSENT & body.keys() and body["provider"] == "Learning Commons"
+    conforms("/lessons/{lessonId}", body)
     assert sample.ok(f"/lessons/{IM_LESSON}/activities")["data"] == []
     assert sample.ok("/curriculums/im360/dependency-map")["dependencies"] == []
 

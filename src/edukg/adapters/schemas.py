@@ -8,7 +8,7 @@ from typing import Any
 
 from edukg.adapters.schemas_typed import alignment_schemas
 from edukg.model import shapes
-from edukg.model.contract import ENUMS, LIST, fields_of, required_of
+from edukg.model.contract import ENUMS, LIST, fields_of, keeps_null_of, required_of
 
 _RECORDS = (
     shapes.StandardsFrameworkItem,
@@ -40,16 +40,18 @@ def record_schema(shape: type) -> dict[str, Any]:
     """The JSON schema of one of `model.shapes`' record types."""
     fields = fields_of(shape)
     required = required_of(shape)
+    nulls = keeps_null_of(shape)  # a curriculum record leaves out what it lacks
     props: dict[str, Any] = {}
     for field, kind, enum in fields:
         schema = _field_schema(kind, enum)
-        if field in required:
+        if field in required or (nulls is not None and field not in nulls):
             schema.pop("nullable", None)
         props[field] = schema
+    listed = [f for f, _, _ in fields if nulls is None or f in required]
     return {
         "type": "object",
         "description": " ".join(inspect.getdoc(shape).split()),  # type: ignore[union-attr]
-        "required": [f for f, _, _ in fields],
+        "required": listed,
         "properties": props,
     }
 

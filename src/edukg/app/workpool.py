@@ -37,7 +37,7 @@ from edukg.model.errors import RateLimitError, ServiceUnavailableError
 T = TypeVar("T")
 
 RETRY_AFTER = 1  # seconds: expensive work is short, a slot frees up quickly
-PER_KEY_WAITING = 4  # a key's requests waiting for its turn, beyond those running
+PER_KEY_WAITING = 8  # a key's requests waiting for its turn, beyond those running
 HISTORY = 4096  # keys whose last turn is remembered
 
 

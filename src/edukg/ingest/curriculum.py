@@ -303,13 +303,14 @@ def _scope_and_sequence(
         if full:
             return {**record, "children": children, "lessons": lessons}
         keys = ("identifier", "name", "ordinalName", "groupName", "groupLevel", "position")
-        return {**{k: record[k] for k in keys}, "children": children, "lessons": lessons}
+        # The summary view names each field (null where the record has no value).
+        return {**{k: record.get(k) for k in keys}, "children": children, "lessons": lessons}
 
     def _lesson(identifier: str, full: bool) -> dict[str, Any]:
         record: dict[str, Any] = orjson.loads(docs[identifier])
         if full:
             return record
-        return {k: record[k] for k in ("identifier", "name", "ordinalName", "position")}
+        return {k: record.get(k) for k in ("identifier", "name", "ordinalName", "position")}
 
     top = [i for i in ordered(parts.get(course, ())) if nodes[i][0] == GROUPING]
     rows: list[OutRow] = []

@@ -6,18 +6,24 @@ The export stores lists as JSON-encoded strings (`"[\\"3\\",\\"4\\"]"`), boolean
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import orjson
 
 from edukg.model.contract import (
     ACTIVITY_FIELDS,
+    ACTIVITY_NULLS,
     ASSESSMENT_FIELDS,
+    ASSESSMENT_NULLS,
     COMPONENT_FIELDS,
     COURSE_FIELDS,
+    COURSE_NULLS,
     FRAMEWORK_FIELDS,
     GROUPING_FIELDS,
+    GROUPING_NULLS,
     LESSON_FIELDS,
+    LESSON_NULLS,
     LIST,
     SKILL_FIELDS,
     SKILLS_FRAMEWORK_FIELDS,
@@ -32,6 +38,7 @@ from edukg.model.vocabulary import (
     FRAMEWORK,
     GROUPING,
     LESSON,
+    NOT_STATED,
     SKILL,
     SKILLS_FRAMEWORK,
     STANDARD,
@@ -53,6 +60,15 @@ _FIELDS = {
     ASSESSMENT: ASSESSMENT_FIELDS,
     SKILLS_FRAMEWORK: SKILLS_FRAMEWORK_FIELDS,
     SKILL: SKILL_FIELDS,
+}
+# Curriculum records leave out a field they have no value for (the published schemas
+# list such fields as optional and not nullable), but for the ones named here.
+_NULLS = {
+    COURSE: COURSE_NULLS,
+    GROUPING: GROUPING_NULLS,
+    LESSON: LESSON_NULLS,
+    ACTIVITY: ACTIVITY_NULLS,
+    ASSESSMENT: ASSESSMENT_NULLS,
 }
 # Names that edukg itself writes into a record; an export property never takes them.
 _DERIVED = frozenset({"identifier", "hasChildren"})
@@ -121,6 +137,47 @@ def typed(properties: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+_ATTRIBUTED = frozenset({STANDARD, FRAMEWORK, COMPONENT})
+_ATTRIBUTION = ("author", "provider", "license", "attributionStatement")
+
+
+def attributed(props: dict[str, Any]) -> dict[str, Any]:
+    """`props` with the four attribution fields the published schemas require of every
+    standard, framework and learning component: where the source leaves one out (a CASE
+    package with no publisher or licence), its author stands for its provider and the
+    reverse, and the rest say they were not stated."""
+    if all(props.get(f) for f in _ATTRIBUTION):
+        return props
+    out = dict(props)
+    out["author"] = props.get("author") or props.get("provider") or NOT_STATED
+    out["provider"] = props.get("provider") or props.get("author") or NOT_STATED
+    out["license"] = props.get("license") or NOT_STATED
+    out["attributionStatement"] = props.get("attributionStatement") or NOT_STATED
+    return out
+
+
+def _completed(kind: str, props: dict[str, Any]) -> dict[str, Any]:
+    """The fields the published schemas require that a source may leave out: the four
+    attribution fields of standards, frameworks and components, a curriculum record's
+    provider (from its attribution statement)."""
+    if kind in _ATTRIBUTED:
+        return attributed(props)
+    if kind in _NULLS and not props.get("provider"):
+        return {**props, "provider": provider_of(props.get("attributionStatement"))}
+    return props
+
+
+_PROVIDED_BY = re.compile(r"\bis provided by (.+?) under\b")
+
+
+def provider_of(attribution: Any) -> str | None:
+    """Who provides a record, as its attribution statement names it ("Knowledge Graph is
+    provided by Learning Commons under the CC BY-4.0 license."): the export's curriculum
+    records leave `provider` out, which the published schemas require."""
+    found = _PROVIDED_BY.search(attribution) if isinstance(attribution, str) else None
+    return found.group(1).strip() if found else None
+
+
 def encode(kind: str, identifier: str, props: dict[str, Any]) -> bytes:
     """The record's API JSON: every field of its kind, in order, null where absent.
 
@@ -128,10 +185,14 @@ def encode(kind: str, identifier: str, props: dict[str, Any]) -> bytes:
     items that turn out to have children once all relationships are read.
     """
     record: dict[str, Any] = {}
+    props = _completed(kind, props)
+    nulls = _NULLS.get(kind)
     for field, field_kind, _ in _FIELDS[kind]:
         value = props.get(field)
         if field_kind == LIST and value is not None:
             value = [str(v) for v in value]
+        if value is None and nulls is not None and field not in nulls:
+            continue  # absent: left out, not null
         record[field] = value
     if kind in (FRAMEWORK, SKILLS_FRAMEWORK):
         # Absent isCurrent means current: the hosted API lists such frameworks by default.

@@ -72,10 +72,18 @@ def fields_of(shape: type) -> tuple[Field, ...]:
     return tuple(rows)
 
 
+def keeps_null_of(shape: type) -> frozenset[str] | None:
+    """For a record type whose absent fields are left out (curriculum records), the
+    fields that are null instead; None where every field is always present."""
+    kept: frozenset[str] | None = getattr(shape, "KEEPS_NULL", None)
+    return kept
+
+
 def required_of(shape: type) -> tuple[str, ...]:
     """The fields a record always has with a value (declared without `| None`)."""
     hints = get_type_hints(shape, include_extras=True)
-    return tuple(n for n, t in hints.items() if not type_info(t).nullable)
+    return tuple(f.name for f in dataclasses.fields(shape)
+                 if not type_info(hints[f.name]).nullable)  # fmt: skip
 
 
 ENUMS: dict[str, tuple[str, ...]] = {_enum_name(t): enum_values(t) for t in ENUM_TYPES}
@@ -94,6 +102,12 @@ LESSON_FIELDS = fields_of(shapes.Lesson)
 GROUPING_FIELDS = fields_of(shapes.LessonGrouping)
 ACTIVITY_FIELDS = fields_of(shapes.Activity)
 ASSESSMENT_FIELDS = fields_of(shapes.Assessment)
+# Curriculum records leave out what they lack, but for these fields (null instead).
+COURSE_NULLS = keeps_null_of(shapes.Course)
+GROUPING_NULLS = keeps_null_of(shapes.LessonGrouping)
+LESSON_NULLS = keeps_null_of(shapes.Lesson)
+ACTIVITY_NULLS = keeps_null_of(shapes.Activity)
+ASSESSMENT_NULLS = keeps_null_of(shapes.Assessment)
 SKILLS_FRAMEWORK_FIELDS = fields_of(shapes.DurableSkillsFramework)
 SKILL_FIELDS = fields_of(shapes.DurableSkill)
 CROSSWALK_EXTRA_FIELDS = fields_of(shapes.StandardCrosswalk)[len(STANDARD_FIELDS) :]

@@ -11,7 +11,7 @@ path: records are encoded once, at load.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Annotated, Literal
+from typing import Annotated, ClassVar, Literal
 
 
 @dataclass(frozen=True)
@@ -88,10 +88,10 @@ class StandardsFrameworkItem:
     dateCreated: str | None
     dateModified: str | None
     notes: str | None
-    author: str | None
-    provider: str | None
-    license: str | None
-    attributionStatement: str | None
+    author: str
+    provider: str
+    license: str
+    attributionStatement: str
     # Always the last key: the loader flips it in place (see model.records.with_children).
     hasChildren: bool
 
@@ -100,10 +100,10 @@ class StandardsFrameworkItem:
 class StandardCrosswalk(StandardsFrameworkItem):
     """The aligned standard (full record) with the crosswalk's overlap figures."""
 
-    jaccard: float | None
-    stateLCCount: int | None
-    ccssLCCount: int | None
-    sharedLCCount: int | None
+    jaccard: float
+    stateLCCount: int
+    ccssLCCount: int
+    sharedLCCount: int
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -122,10 +122,10 @@ class StandardsFramework:
     dateCreated: str | None
     dateModified: str | None
     notes: str | None
-    author: str | None
-    provider: str | None
-    license: str | None
-    attributionStatement: str | None
+    author: str
+    provider: str
+    license: str
+    attributionStatement: str
     isCurrent: bool
 
 
@@ -140,15 +140,19 @@ class LearningComponent:
     dateCreated: str | None
     dateModified: str | None
     examples: list[str] | None
-    author: str | None
-    provider: str | None
-    license: str | None
+    author: str
+    provider: str
+    license: str
     attributionStatement: str | None
 
 
 @dataclass(frozen=True, kw_only=True)
 class Course:
     """A course of a curriculum."""
+
+    # A field the record has no value for is left out, as the published schemas expect,
+    # except these, which they declare nullable (null where absent).
+    KEEPS_NULL: ClassVar[frozenset[str]] = frozenset({"publisherIdentifier", "timeRequired"})
 
     identifier: str
     name: str | None
@@ -173,6 +177,10 @@ class Course:
 @dataclass(frozen=True, kw_only=True)
 class LessonGrouping:
     """A unit, section or module of a course."""
+
+    # A field the record has no value for is left out, as the published schemas expect,
+    # except these, which they declare nullable (null where absent).
+    KEEPS_NULL: ClassVar[frozenset[str]] = frozenset({"publisherIdentifier", "timeRequired"})
 
     identifier: str
     name: str | None
@@ -202,6 +210,10 @@ class LessonGrouping:
 class Lesson:
     """A lesson."""
 
+    # A field the record has no value for is left out, as the published schemas expect,
+    # except these, which they declare nullable (null where absent).
+    KEEPS_NULL: ClassVar[frozenset[str]] = frozenset({"publisherIdentifier"})
+
     identifier: str
     name: str | None
     ordinalName: str | None
@@ -228,6 +240,10 @@ class Lesson:
 class Activity:
     """An activity of a lesson."""
 
+    # A field the record has no value for is left out, as the published schemas expect,
+    # except these, which they declare nullable (null where absent).
+    KEEPS_NULL: ClassVar[frozenset[str]] = frozenset()
+
     identifier: str
     name: str | None
     ordinalName: str | None
@@ -253,6 +269,10 @@ class Activity:
 @dataclass(frozen=True, kw_only=True)
 class Assessment:
     """An assessment of a course, grouping or lesson."""
+
+    # A field the record has no value for is left out, as the published schemas expect,
+    # except these, which they declare nullable (null where absent).
+    KEEPS_NULL: ClassVar[frozenset[str]] = frozenset({"publisherIdentifier", "timeRequired"})
 
     identifier: str
     name: str | None

@@ -89,3 +89,14 @@ def code_order(code: str | None) -> tuple[Any, ...]:
     """How statement codes sort as people read them: 2.OA.A.2 before 2.OA.A.10."""
     parts = _DIGITS.split(code or "")
     return tuple((0, int(p)) if p.isdigit() else (1, p) for p in parts)
+
+
+# What a standard's, framework's or learning component's license or attribution says when
+# its source states none (the published schemas require both); the CASE provider writes
+# such a field as absent again.
+NOT_STATED = "not stated in the source"
+
+
+def stated(value: object) -> object:
+    """`value`, or None where it is NOT_STATED."""
+    return None if value == NOT_STATED else value

@@ -69,7 +69,8 @@
   async function all(path, params = {}) {  // follow nextCursor to the end
     let out = [], cursor = null;
     for (let i = 0; i < 200; i++) {
-      const page = await api(path, { ...params, limit: 1000, cursor });
+      // 250: a page of that size is cheap work, which the pool does not queue per key
+      const page = await api(path, { ...params, limit: 250, cursor });
       out = out.concat(page.data);
       if (!page.pagination.hasMore) return out;
       cursor = page.pagination.nextCursor;

@@ -23,7 +23,7 @@ from edukg.model.case_ids import (
     definition_id,
     edge_id,
 )
-from edukg.model.vocabulary import UUID_PATTERN
+from edukg.model.vocabulary import UUID_PATTERN, stated
 from edukg.store.base import Edge
 
 V1P1, V1P0 = "v1p1", "v1p0"
@@ -103,11 +103,11 @@ def document(record: dict[str, Any], place: Place, in_package: bool) -> dict[str
         "identifier": uuid,
         "uri": record.get("caseIdentifierURI") or place.uri("CFDocuments", uuid),
         "caseVersion": "1.1",
-        "creator": record.get("author") or record.get("provider") or "unknown",
+        "creator": stated(record.get("author")) or stated(record.get("provider")) or "unknown",
         "title": record.get("name") or uuid,
         "lastChangeDateTime": place.when(record.get("dateModified")),
         "officialSourceURL": record.get("caseOfficialSourceURL"),
-        "publisher": record.get("provider"),
+        "publisher": stated(record.get("provider")),
         "description": record.get("description"),
         "subject": subjects,
         "subjectURI": [_def_link("CFSubjects", s, place) for s in subjects],
@@ -116,7 +116,7 @@ def document(record: dict[str, Any], place: Place, in_package: bool) -> dict[str
         "adoptionStatus": record.get("caseAdoptionStatus") or record.get("adoptionStatus"),
         "statusStartDate": record.get("caseStatusStartDate"),
         "statusEndDate": record.get("caseStatusEndDate"),
-        "licenseURI": _def_link("CFLicenses", record.get("license"), place),
+        "licenseURI": _def_link("CFLicenses", stated(record.get("license")), place),
         "notes": record.get("notes"),
     }
     if not in_package:
@@ -153,7 +153,7 @@ def item(
         "language": record.get("caseLanguage") or record.get("inLanguage"),
         "educationLevel": education_level(record),
         "CFItemTypeURI": _def_link("CFItemTypes", record.get("statementType"), place),
-        "licenseURI": _def_link("CFLicenses", record.get("license"), place),
+        "licenseURI": _def_link("CFLicenses", stated(record.get("license")), place),
         "lastChangeDateTime": place.when(record.get("dateModified")),
         "CFDocumentURI": document_link,
     }

@@ -13,7 +13,7 @@ from edukg.adapters.case import objects
 from edukg.adapters.case.errors import CaseError
 from edukg.adapters.case.listing import listing
 from edukg.adapters.case.objects import Place
-from edukg.model.vocabulary import FRAMEWORK, STANDARD, UUID_PATTERN
+from edukg.model.vocabulary import FRAMEWORK, STANDARD, UUID_PATTERN, stated
 from edukg.services import case_reads as reads
 from edukg.services import graph as service
 from edukg.store.base import Edge, Found, Store
@@ -185,7 +185,7 @@ def _definitions(
     types = sorted({r["statementType"] for r in items if r.get("statementType")})
     subject = framework.get("caseSubject") or framework.get("academicSubject")
     subjects = subject if isinstance(subject, list) else [subject] if subject else []
-    licenses = [framework["license"]] if framework.get("license") else []
+    licenses = [framework["license"]] if stated(framework.get("license")) else []
     return {
         "CFConcepts": [],
         "CFSubjects": [objects.definition("CFSubjects", s, place) for s in subjects],
