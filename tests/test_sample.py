@@ -181,3 +181,24 @@ def test_alternate_statement_codes_are_found_by_code(sample: Api) -> None:
     )
     assert [x["statementCode"] for x in found] == ["1.NBT.A.1"]
     assert found[0]["alternateStatementCode"] == "1.NBT.1"
+
+
+def test_children_come_in_the_order_people_read_codes(sample: Api) -> None:
+    """Children came in identifier order (4.NF.A.2 before 4.NF.A.1); they come in code
+    order, and paging through them one at a time gives the same list."""
+    from edukg.model.vocabulary import code_order
+
+    standards = sample.walk("/academic-standards", standardsFrameworkCaseIdentifierUUID=CA_MATH)
+    parents = [s for s in standards if s["hasChildren"]][:40]
+    assert parents
+    checked = 0
+    for parent in parents:
+        kids = sample.ok(f"/academic-standards/{parent['caseIdentifierUUID']}/children")["data"]
+        codes = [k["statementCode"] for k in kids if k["statementCode"]]
+        assert codes == sorted(codes, key=code_order), codes
+        if len(kids) > 2:
+            paged = sample.walk(f"/academic-standards/{parent['caseIdentifierUUID']}/children",
+                                limit=1)  # fmt: skip
+            assert [k["identifier"] for k in paged] == [k["identifier"] for k in kids]
+            checked += 1
+    assert checked

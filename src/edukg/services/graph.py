@@ -7,6 +7,7 @@ Each function takes a Store and typed arguments and returns pre-encoded records
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import orjson
 
@@ -21,6 +22,7 @@ from edukg.model.vocabulary import (
     SKILL,
     SKILLS_FRAMEWORK,
     STANDARD,
+    code_order,
 )
 from edukg.store.base import (
     ACTIVITIES,
@@ -47,6 +49,7 @@ from edukg.store.base import (
     Query,
     Row,
     Store,
+    every_row,
 )
 
 
@@ -116,7 +119,31 @@ def linked(store: Store, case_uuid: str, relation: str, after: str | None, limit
     found = store.by_case_uuid(case_uuid, kinds)
     if found is None:
         raise _no_standard(case_uuid)
+    if relation == CHILDREN:
+        return _in_code_order(store, Linked(relation, found.identifier), after, limit)
     return _page(store, Linked(relation, found.identifier), after, limit)
+
+
+_CHILDREN_READ = 1000  # rows read per query when gathering a node's children
+
+
+def _in_code_order(store: Store, query: Linked, after: str | None, limit: int) -> Page:
+    """A node's children as its framework reads them (4.NF.A.1 before 4.NF.A.2, 2.OA.A.2
+    before 2.OA.A.10; items without a code after those with one, by identifier), paged by
+    the last identifier shown: the whole list is read (a node's children are few) and the
+    page found in it, so cursors stay stable."""
+    rows = sorted(every_row(store, query, _CHILDREN_READ),
+                  key=lambda row: (_code_key(row[1]), row[0]))  # fmt: skip
+    start = 0
+    if after is not None:
+        start = next((n + 1 for n, (identifier, _) in enumerate(rows) if identifier == after),
+                     len(rows))  # fmt: skip
+    return Page(rows[start : start + limit + 1], limit)
+
+
+def _code_key(doc: bytes) -> tuple[Any, ...]:
+    code = orjson.loads(doc).get("statementCode")
+    return (0, code_order(code)) if code else (1, ())
 
 
 def ancestors(store: Store, case_uuid: str) -> list[bytes]:
