@@ -146,6 +146,18 @@ def test_sample_alignment_and_coverage_say_what_they_mean(page: object, sample: 
            f"&framework={framework['caseIdentifierUUID']}")  # fmt: skip
     p.wait_for_selector("#totals:has-text('No item of im360')")  # type: ignore[attr-defined]
     assert not p.locator("#grid").is_visible()  # type: ignore[attr-defined]
+    # The note is said once (it was also the status line), and the list of curricula is
+    # asked for once a tab, not on every visit.
+    assert "No item of im360" not in p.inner_text("#status")  # type: ignore[attr-defined]
+    asked: list[str] = []
+    p.on("request", lambda r: asked.append(r.url))  # type: ignore[attr-defined]
+    p.goto(f"{sample.server.url}/explore/coverage")  # type: ignore[attr-defined]
+    p.wait_for_selector("#totals:has-text('No item of im360')")  # type: ignore[attr-defined]
+    assert not [u for u in asked if "curriculumId=-" in u or "%20" in u], asked
+    chosen = p.input_value("#framework")  # type: ignore[attr-defined]
+    listed = sample.ok("/standards-frameworks", includeNonCurrent="true")["data"]
+    picked = next(f for f in listed if f["caseIdentifierUUID"] == chosen)
+    assert picked["academicSubject"] == "Mathematics" and picked["jurisdiction"] == "Multi-State"
 
 
 def test_assets_are_hashed_and_cached_long(demo: Api) -> None:
@@ -292,3 +304,17 @@ def test_not_found_icon_narrow_pages_and_readable_boxes(browser: object, sample:
 def test_the_explorer_and_the_document_come_gzipped_to_who_asks(demo: Api) -> None:
     for path in ("/explore", "/openapi.json"):
         assert_gzipped_on_request(demo.http.get, path, "Accept-Encoding")
+
+
+def test_compare_names_the_course_of_a_code_courses_share(page: object, sample: Api) -> None:
+    """California's course standards repeat codes ("1.0" in several courses); the compare
+    list names each one's course."""
+    p: Any = page
+    enter_key(p, sample)
+    listed = sample.ok("/standards-frameworks", includeNonCurrent="true")["data"]
+    ca = next(f for f in listed if f["jurisdiction"] == "California")["caseIdentifierUUID"]
+    ms = next(f for f in listed if f["jurisdiction"] == "Multi-State")["caseIdentifierUUID"]
+    p.goto(f"{sample.server.url}/explore/compare?source={ca}&target={ms}")
+    p.wait_for_selector("#pairs li")
+    courses = p.locator("#pairs .chip.course").all_inner_texts()
+    assert courses and all(c.strip() for c in courses), courses

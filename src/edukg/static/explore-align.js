@@ -15,6 +15,23 @@
   const GRADES = ["PK", "K", "1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12"];
   const gradeOptions = (h, chosen) => `<option value="">All grades</option>` + GRADES.map((g) => `<option${g === chosen ? " selected" : ""}>${h.esc(g)}</option>`).join("");
 
+  // The grouping just under the framework (a course: California's "Algebra I") of each
+  // standard whose code others in the list share, fetched a few at a time.
+  async function courseNames(h, standards) {
+    const counts = new Map();
+    for (const s of standards) counts.set(s.statementCode, (counts.get(s.statementCode) || 0) + 1);
+    const shared = standards.filter((s) => s.statementCode && counts.get(s.statementCode) > 1).slice(0, 300);
+    const out = new Map();
+    for (let i = 0; i < shared.length; i += 8) {
+      await Promise.all(shared.slice(i, i + 8).map(async (s) => {
+        const chain = (await h.api(`/academic-standards/${s.caseIdentifierUUID}/ancestors`)).data;
+        const top = chain[1];  // chain[0] is the framework
+        if (top) out.set(s.identifier, top.description || top.statementCode || "");
+      }));
+    }
+    return out;
+  }
+
   // ---- Compare frameworks: each source standard with its best counterparts -----------
   async function compare(h) {
     document.title = "Compare frameworks · edukg explorer";
@@ -48,25 +65,49 @@
     const bySource = new Map();
     for (const p of pairs) { if (!bySource.has(p.source.identifier)) bySource.set(p.source.identifier, []); bySource.get(p.source.identifier).push(p); }
     standards.sort((a, b) => h.natural(a.statementCode, b.statementCode));
+    const places = await courseNames(h, standards);  // "1.0" means little without its course
     f("#pairs").innerHTML = standards.map((s) => {
       const best = (bySource.get(s.identifier) || []).sort((a, b) => (b.jaccard || 0) - (a.jaccard || 0)).slice(0, 3);
       const rows = best.map((p) => `<li class="pair"><a href="${h.href(`/standards/${h.esc(p.target.caseIdentifierUUID)}`)}"><span class="code">${h.esc(p.target.statementCode || "standard")}</span></a> ${bar(h, p.jaccard)} <span class="chip">${h.esc(p.method)}</span> <span class="muted">${h.esc(p.sharedLCCount ?? "?")} shared</span></li>`).join("");
-      return `<li class="${best.length ? "matched" : "unmatched"}"><a href="${h.href(`/standards/${h.esc(s.caseIdentifierUUID)}`)}"><span class="code">${h.esc(s.statementCode || "")}</span></a> ${h.statement(s.description)}
+      const place = places.get(s.identifier);
+      return `<li class="${best.length ? "matched" : "unmatched"}"><a href="${h.href(`/standards/${h.esc(s.caseIdentifierUUID)}`)}"><span class="code">${h.esc(s.statementCode || "")}</span></a>${place ? ` <span class="chip course">${h.esc(place)}</span>` : ""} ${h.statement(s.description)}
         ${best.length ? `<ul class="plain">${rows}</ul>` : '<p class="muted no-match">No counterpart in the other framework.</p>'}</li>`;
     }).join("") || "<li>No standards in this grade.</li>";
     h.say(`${standards.length} standards; ${pairs.length} crosswalks.`);
   }
 
   // ---- Coverage: grades by domains, coloured by the share covered --------------------
+  // The curricula the data holds: the 400 of an unnamed one lists them. Asked once per
+  // release and tab, not on every visit.
+  async function loadedCurricula(h) {
+    const key = `edukg-curricula:${sessionStorage.getItem("edukg-release") || ""}`;
+    const known = sessionStorage.getItem(key);
+    if (known) return JSON.parse(known);
+    let found = [];
+    try { await h.api("/courses", { curriculumId: "-" }); } catch (err) { found = (err.details && err.details.loaded) || []; }
+    sessionStorage.setItem(key, JSON.stringify(found));
+    return found;
+  }
+
+  async function frameworkFor(h, fws, curriculum) {
+    let subject = "";
+    if (curriculum) {
+      const courses = await h.api("/courses", { curriculumId: curriculum, limit: 1 }).catch(() => ({ data: [] }));
+      subject = (courses.data[0] || {}).academicSubject || "";
+    }
+    const fit = fws.filter((f) => !subject || f.academicSubject === subject);
+    return ((fit.find((f) => f.jurisdiction === "Multi-State") || fit[0] || fws[0]) || {}).caseIdentifierUUID;
+  }
+
   async function coverage(h) {
     document.title = "Curriculum coverage · edukg explorer";
     const q = new URLSearchParams(location.search);
     const { fws, html } = await frameworkOptions(h);
-    const framework = q.get("framework") || (fws[0] || {}).caseIdentifierUUID;
-    let curricula = [];
-    try { await h.api("/curriculums/%20/coverage/summary", { standardsFrameworkCaseIdentifierUUID: framework }); }
-    catch (err) { curricula = (err.details && err.details.loaded) || []; }  // the 400 lists them
+    const curricula = await loadedCurricula(h);
     const curriculum = q.get("curriculum") || curricula[0] || "";
+    // By default, a framework of the curriculum's own subject (Common Core first), not
+    // whichever framework sorts first.
+    const framework = q.get("framework") || await frameworkFor(h, fws, curriculum);
     h.main.innerHTML = `<h1>Curriculum coverage</h1>
       <p class="muted">How much of a framework a curriculum covers: standards with lessons, activities or assessments aligned to them directly, or to a crosswalk counterpart (published, or derived from shared learning components).</p>
       <div class="filters">
@@ -81,10 +122,10 @@
     if (!curriculum) { h.say("No curriculum is loaded."); return; }
     const summary = await h.api(`/curriculums/${encodeURIComponent(curriculum)}/coverage/summary`, { standardsFrameworkCaseIdentifierUUID: framework });
     if (summary.note) {  // no item of it is aligned in this release: a grid of zeros says nothing
-      f("#totals").textContent = summary.note;
+      f("#totals").textContent = summary.note;  // said once, here; the status line stays short
       f("#grid").closest(".grid-wrap").hidden = true;
       h.main.querySelector(".legend").hidden = true;
-      h.say(summary.note);
+      h.say("No coverage to show.");
       return;
     }
     const rows = await h.all(`/curriculums/${encodeURIComponent(curriculum)}/coverage`, { standardsFrameworkCaseIdentifierUUID: framework });
