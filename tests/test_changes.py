@@ -161,6 +161,20 @@ def test_changes_equal_a_record_by_record_comparison(served: Any) -> None:
             assert c["sourceName"] or c["sourceCode"], c
 
 
+def test_changed_records_come_in_code_order(served: Any) -> None:
+    """Changed records came in identifier order (4.NF.A.2 before 4.NF.A.1); they come in
+    the order people read codes, records without a code after them, paged alike."""
+    from edukg.model.vocabulary import code_order
+
+    api, _, _, _ = served
+    walked = api.walk("/changes", **{"from": OLD, "to": NEW, "limit": 2})
+    nodes = [c for c in walked if c["type"] == "node"]
+    coded = [c["statementCode"] for c in nodes if c["statementCode"]]
+    assert len(coded) > 2 and coded == sorted(coded, key=code_order), coded
+    first_uncoded = next((n for n, c in enumerate(nodes) if not c["statementCode"]), len(nodes))
+    assert all(not c["statementCode"] for c in nodes[first_uncoded:])
+
+
 def test_a_walk_survives_a_switch_of_the_current_release(served: Any) -> None:
     api, db, _, _ = served
     params = {"from": OLD, "to": NEW, "limit": 3}

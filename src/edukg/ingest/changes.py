@@ -9,6 +9,7 @@ read in key order and merged, so memory stays flat whatever their size.
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -140,13 +141,25 @@ def _row(kind: str, old: _Keyed | None, new: _Keyed | None) -> ChangeRow | None:
         doc["caseIdentifierUUID"] = props.get("caseIdentifierUUID")
         doc["statementCode"] = props.get("statementCode")
         doc["name"] = _named(props)
-        key = f"n{_SEP}{identifier}"
+        # Records in the order people read codes (4.NF.A.1 before 4.NF.A.2, 2.OA.A.10
+        # after 2.OA.A.2), records without a code after them, then by identifier.
+        key = _SEP.join(("n", _code_key(props.get("statementCode")), identifier))
     else:
         doc["sourceIdentifier"] = record["source_identifier"]
         doc["targetIdentifier"] = record["target_identifier"]
         key = _SEP.join(("r", *shown[0], identifier))
     values = b',"before":' + orjson.dumps(before) + b',"after":' + orjson.dumps(after)
     return key, kind, label, change, identifier, orjson.dumps(doc), values
+
+
+_RUN = re.compile(r"\d+")
+
+
+def _code_key(code: Any) -> str:
+    """A string that sorts codes as people read them: each run of digits padded."""
+    if not isinstance(code, str) or not code:
+        return "\x7f"  # after every code
+    return "c" + _RUN.sub(lambda m: m.group().zfill(10), code)
 
 
 def diff(older: Store, newer: Store) -> Iterator[ChangeRow]:
