@@ -252,9 +252,14 @@ def conforms() -> Callable[[str, Any], None]:
 
 
 def error_of(response: httpx.Response, status: int, error: str) -> dict[str, Any]:
-    """Assert an Error-shaped response; return its body."""
+    """Assert an Error-shaped response; return its body. /mcp refuses with a JSON-RPC
+    error whose `data` is the Error (app/mcp_entrance.py): that is checked and returned."""
     assert response.status_code == status, response.text
     body: dict[str, Any] = response.json()
+    if "jsonrpc" in body:
+        assert body["error"]["code"] == -32001 and body["error"]["message"], body
+        assert body["error"]["message"] == body["error"]["data"]["message"]
+        body = body["error"]["data"]
     assert body["error"] == error
     assert isinstance(body["message"], str)
     assert body["message"]

@@ -213,6 +213,24 @@ def test_mcp_refuses_missing_and_wrong_keys(demo: Api) -> None:
              401, "AuthenticationError")  # fmt: skip
 
 
+async def test_a_wrong_key_is_named_to_the_sdks_client(demo: Api) -> None:
+    """The MCP SDK shows a refusal's reason (it showed "Server returned an error
+    response" for an Error-shaped body: it reads a non-2xx body only as JSON-RPC)."""
+    from mcp.shared.exceptions import MCPError
+
+    with pytest.raises(BaseException) as refused:  # the SDK's task groups wrap it
+        async with session(demo, headers={"x-api-key": "ekg_wrong"}) as s:
+            await s.list_tools()
+    found: list[BaseException] = [refused.value]
+    errors = []
+    while found:
+        exc = found.pop()
+        errors.append(exc)
+        found += list(getattr(exc, "exceptions", ()))
+    shown = [str(e) for e in errors if isinstance(e, MCPError)]
+    assert shown == ["Invalid or revoked API key."], [repr(e) for e in errors]
+
+
 async def test_stdio(demo_db: str) -> None:
     params = StdioServerParameters(
         command=sys.executable, args=["-m", "edukg.cli", "mcp", "--stdio", "--db", demo_db]

@@ -8,15 +8,17 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 from urllib.parse import urlsplit
 
+import orjson
+
 from edukg.adapters.config import Settings
 from edukg.adapters.mcp import REQUEST_STORE
 from edukg.app.entrance import Entrance, Later
 from edukg.app.exchange import Exchange
-from edukg.app.http import Answer
+from edukg.app.http import JSON, Answer
 from edukg.app.requests import MCP_COST, mcp_cost
 from edukg.app.respond import Responder
 from edukg.app.workpool import WorkPool
-from edukg.model.errors import ForbiddenError
+from edukg.model.errors import ApiError, ForbiddenError, error_response
 
 MCP_PATH = "/mcp"
 _LATER = Later()
@@ -44,7 +46,7 @@ class McpAnswers:
             # session to end (DELETE); answering at once keeps probing clients and idle
             # connections from hanging (MCP transport specification).
             method_refusal=f"{{method}} is not allowed at {MCP_PATH}: this stateless MCP"
-            " server takes JSON-RPC messages by POST only.",
+            " server takes JSON-RPC messages by POST only.", refuse=mcp_refusal,
         )  # fmt: skip
 
     def _screen(self, ex: Exchange) -> None:
@@ -107,3 +109,32 @@ def _origin_of(url: str) -> str:
     """scheme://host[:port] of a URL, lower-cased."""
     parts = urlsplit(url.strip().lower())
     return f"{parts.scheme}://{parts.netloc}"
+
+
+# The JSON-RPC code of a refusal before any tool runs: the implementation-defined server
+# error range (-32000 to -32099), as MCP clients show it.
+REFUSED = -32001
+
+
+def mcp_refusal(exc: ApiError, ex: Exchange) -> Answer:
+    """A refusal of /mcp (a wrong key, a rate limit, a body too large...) as a JSON-RPC
+    error, with the same status: MCP clients show a JSON-RPC error's message (the SDK
+    reads a non-2xx body only when it is one; an Error-shaped body showed as "Server
+    returned an error response"). The API's Error fields are in `error.data`."""
+    status, body = error_response(exc, ex.request_id)
+    message_id = _message_id(ex.body)
+    reply = {"jsonrpc": "2.0", "id": message_id,
+             "error": {"code": REFUSED, "message": exc.message, "data": orjson.loads(body)}}  # fmt: skip
+    return status, orjson.dumps(reply), [JSON]
+
+
+def _message_id(body: bytes) -> Any:
+    """The id of the JSON-RPC request refused, where its body was read and has one."""
+    if not body:
+        return None
+    try:
+        message = orjson.loads(body)
+    except orjson.JSONDecodeError:
+        return None
+    found = message.get("id") if isinstance(message, dict) else None
+    return found if isinstance(found, str | int) and not isinstance(found, bool) else None
