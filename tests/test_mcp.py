@@ -218,7 +218,7 @@ async def test_a_wrong_key_is_named_to_the_sdks_client(demo: Api) -> None:
     response" for an Error-shaped body: it reads a non-2xx body only as JSON-RPC)."""
     from mcp.shared.exceptions import MCPError
 
-    with pytest.raises(BaseException) as refused:  # the SDK's task groups wrap it
+    with pytest.raises(BaseExceptionGroup) as refused:  # the SDK's task groups wrap it
         async with session(demo, headers={"x-api-key": "ekg_wrong"}) as s:
             await s.list_tools()
     found: list[BaseException] = [refused.value]
