@@ -44,6 +44,7 @@ sys.path[:0] = [str(ROOT / "src"), str(ROOT)]
 from edukg.ingest.builder import load  # noqa: E402
 from edukg.ingest.index import index  # noqa: E402
 from edukg.model.vocabulary import STANDARD, grade_mask  # noqa: E402
+from edukg.services.alignment_scoring import BANDS  # noqa: E402
 from edukg.services.search import search_standards  # noqa: E402
 from edukg.store import open_store  # noqa: E402
 from edukg.store.base import Search, Store  # noqa: E402
@@ -56,7 +57,7 @@ from harness.alignment_eval import (  # noqa: E402
     report,
 )
 
-EDGES = (0.6, 0.4, 0.2, 0.0)  # the score bands, as docs/api.md publishes them
+EDGES = tuple(low for low, _, _ in BANDS)  # the score bands, from their one source
 
 
 def _searched(store: Store, problems: list[mathfish.Problem], graded: bool) -> dict[int, float]:

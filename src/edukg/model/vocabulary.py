@@ -62,11 +62,6 @@ def grade_order(grade: str | None) -> int:
     return _GRADE_ORDER.get(grade or "", len(GRADE_LEVELS))
 
 
-def grades_of(mask: int) -> list[str]:
-    """The grades a mask holds, in order."""
-    return [grade for grade, bit in _GRADE_BITS.items() if mask & bit]
-
-
 def grade_mask(grades: Iterable[Any] | None) -> int:
     """A bit per grade of the API's grade enum, for filtering with one AND."""
     mask = 0
