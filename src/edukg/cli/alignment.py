@@ -123,7 +123,13 @@ def _with_store(args: argparse.Namespace, run: Callable[[Store], int]) -> int:
     if args.min_jaccard is not None and not 0.0 <= args.min_jaccard <= 1.0:
         say("--min-jaccard takes a number from 0 to 1")
         return EXIT_USAGE
-    store = open_store(args.db)
+    return on_store(args.db, run)
+
+
+def on_store(db: str, run: Callable[[Store], int]) -> int:
+    """`run` on the loaded data of `db`, its errors as the CLI's one exit-code rule says:
+    a bad value 2, anything else refused or unreadable 1."""
+    store = open_store(db)
     try:
         loaded(store)
         return run(store)

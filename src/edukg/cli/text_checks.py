@@ -20,15 +20,12 @@ from rich.table import Table
 
 from edukg.adapters.params import declared, instance, parse_body
 from edukg.adapters.rest.text_alignment import AlignBody, CheckBody, check_choice
-from edukg.cli.output import EXIT_FAILED, EXIT_OK, EXIT_USAGE, console, say
+from edukg.cli.alignment import on_store
+from edukg.cli.output import EXIT_OK, EXIT_USAGE, console, say
 from edukg.model.alignment import StandardCheck, encode
-from edukg.model.errors import ApiError, ValidationError
 from edukg.model.vocabulary import grade_mask
 from edukg.services.alignment_check import CheckQuery, check
-from edukg.services.graph import loaded
 from edukg.services.text_alignment import AlignQuery, align
-from edukg.store import database_errors, open_store
-from edukg.store.base import StoreUnavailable
 
 _UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
 _QUOTED = 70  # characters of a passage shown in a table
@@ -130,21 +127,7 @@ def _run(args: argparse.Namespace, run: Any) -> int:
     except (OSError, UnicodeDecodeError) as exc:
         say(f"the text could not be read ({exc})")
         return EXIT_USAGE
-    store = open_store(args.db)
-    try:
-        loaded(store)
-        return int(run(text, store))
-    except ValidationError as exc:
-        say(exc.message)
-        return EXIT_USAGE
-    except ApiError as exc:
-        say(exc.message)
-        return EXIT_FAILED
-    except database_errors(StoreUnavailable, OSError) as exc:
-        say(f"the data could not be read ({exc})")
-        return EXIT_FAILED
-    finally:
-        store.close()
+    return on_store(args.db, lambda store: int(run(text, store)))
 
 
 def _write(data: bytes) -> None:
