@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.edukg-installed
 
-.PHONY: setup lock demo serve test fuzz lint format docs bench soak clean train
+.PHONY: setup lock demo serve test fuzz lint format docs bench bench-guard soak clean train
 
 setup: $(STAMP)
 
@@ -102,6 +102,12 @@ bench: setup
 	$(BIN)/python bench/crosswalks.py --export .bench/export
 	$(BIN)/python bench/align_eval.py
 	$(BIN)/python bench/align_latency.py
+
+# The cached answer's guard: the hit and the mix against an earlier revision in one run,
+# alternated (about 4 minutes); fails on a loss over 10%. make bench-guard BEFORE=REV
+BEFORE ?= b8de298
+bench-guard: setup
+	$(BIN)/python bench/hot_path.py --before $(BEFORE) --guard 0.10
 
 # The full soak: 2 minutes at 64 connections; zero errors and flat memory expected.
 soak: setup

@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from edukg.app.caching import GZIP_LEVEL, GZIP_MIN_BYTES  # noqa: E402
+from edukg.app.compression import GZIP_LEVEL, GZIP_MIN_BYTES  # noqa: E402
 from serve import BASE, free_port, wait_port, wrk  # noqa: E402
 
 

@@ -1,6 +1,7 @@
 """What a cache hit costs: edukg against HTTP itself, in one run.
 
     python bench/hot_path.py [--export DIR] [--rounds 3] [--seconds 6] [--before REV]
+                             [--guard 0.10]
 
 Every server is one process pinned to core 0; wrk (-t1 -c32) runs on core 1. Kinds, each
 round, in alternating order:
@@ -16,7 +17,9 @@ round, in alternating order:
 
 With `--before REV`, the edukg kinds run for that revision too (a temporary worktree,
 the same virtual environment), alternated with this tree's. Prints medians, ratios to
-the trivial app, and p99 latencies; needs wrk, nginx and taskset. The access log is off,
+the trivial app and to REV, and p99 latencies; needs wrk, nginx and taskset. With
+`--guard F` as well, it exits 1 when the hit or the mix (cached) is more than the share F
+slower than at REV (`make bench-guard BEFORE=REV`: a 10% loss fails it). The access log is off,
 as in every serve figure; `--access-log` turns it on to measure what it costs.
 """
 
@@ -141,6 +144,8 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--seconds", type=int, default=6)
     parser.add_argument("--before", default=None, help="an earlier revision to alternate with")
+    parser.add_argument("--guard", type=float, default=None, metavar="F",
+                        help="with --before: exit 1 if the hit or the mix is F (0.10) slower")  # fmt: skip
     parser.add_argument("--access-log", action="store_true", help="edukg with its access log on")
     parser.add_argument("--pg", default=None, metavar="URL",
                         help="also the mix on PostgreSQL (a database made and dropped here)")  # fmt: skip
@@ -187,6 +192,8 @@ def main() -> int:
                 figures.setdefault(name, []).append(got)
                 print(f"round {n + 1} {name}: {got}", file=sys.stderr, flush=True)
         _report(figures)
+    if args.before and args.guard is not None:
+        return _guard(figures, args.before, args.guard)
     return 0
 
 
@@ -247,14 +254,34 @@ def _kinds(
     return kinds
 
 
+def _median(figures: dict[str, list[dict[str, float]]], name: str) -> float:
+    return statistics.median(f["rps"] for f in figures[name])
+
+
 def _report(figures: dict[str, list[dict[str, float]]]) -> None:
-    trivial = statistics.median(f["rps"] for f in figures["trivial ASGI"])
-    print(f"{'median':<24}{'req/s':>10}{'of trivial':>12}{'p99 ms':>10}{'errors':>9}")
+    trivial = _median(figures, "trivial ASGI")
+    print(f"{'median':<26}{'req/s':>10}{'of trivial':>12}{'of before':>11}{'p99 ms':>10}"
+          f"{'errors':>9}")  # fmt: skip
     for name, runs in figures.items():
-        rps = statistics.median(f["rps"] for f in runs)
+        rps = _median(figures, name)
+        before = name.replace("edukg ", "before ", 1)
+        ratio = (
+            f"{rps / _median(figures, before):.2f}" if before in figures and before != name else ""
+        )
         p99 = statistics.median(f["p99 ms"] for f in runs)
         bad = sum(f["errors"] for f in runs)
-        print(f"{name:<24}{rps:>10.0f}{rps / trivial:>12.2f}{p99:>10.2f}{bad:>9.0f}")
+        print(f"{name:<26}{rps:>10.0f}{rps / trivial:>12.2f}{ratio:>11}{p99:>10.2f}{bad:>9.0f}")
+
+
+def _guard(figures: dict[str, list[dict[str, float]]], before: str, loss: float) -> int:
+    """1 when the cached hit or mix lost more than `loss` against `before` in this run."""
+    failed = 0
+    for kind in ("hit", "mix"):
+        ratio = _median(figures, f"edukg {kind}") / _median(figures, f"before {kind}")
+        verdict = "ok" if ratio >= 1 - loss else "SLOWER"
+        failed |= verdict != "ok"
+        print(f"guard: {kind} at {ratio:.2f} of {before} (a loss over {loss:.0%} fails): {verdict}")
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 per request, and where they go.
 
     python bench/pipeline_cost.py [--before REV] [--rounds 5] [--profile] [--access-log]
+                                  [--uncached]
 
 Loads the sample into a temporary SQLite file, then calls the ASGI app directly with one
 standard's request, over and over (every answer a response-cache hit), in this process:
@@ -9,7 +10,9 @@ the figure is the pipeline's own cost, apart from uvicorn's. With `--before REV`
 for an earlier revision (a temporary worktree), alternated round by round in separate
 processes; medians printed. `--profile` prints cProfile's per-function times for this
 tree (the stages: app/pipeline.py). `--access-log` writes each request's log line (to
-/dev/null) to measure what it costs.
+/dev/null) to measure what it costs. `--uncached`: the same lookup with the response cache
+off, so that every request reads the store and builds its answer (what the cache does not
+hold).
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ import asyncio, cProfile, logging, os, pstats, sqlite3, sys, time
 from edukg.adapters.config import Settings
 from edukg.app.core import EdukgApp
 from edukg.store import open_key_store
-db, log, profile = sys.argv[1], sys.argv[2] == "1", sys.argv[3] == "1"
+db, log, profile, cache = sys.argv[1], sys.argv[2] == "1", sys.argv[3] == "1", int(sys.argv[4])
 keys = open_key_store(db)
 key = keys.create(f"cost{time.time_ns()}", rate=0)
 keys.close()
@@ -42,7 +45,7 @@ if log:
     handler = logging.StreamHandler(open(os.devnull, "w"))
     access = logging.getLogger("edukg.access")
     access.addHandler(handler); access.setLevel(logging.INFO); access.propagate = False
-app = EdukgApp(Settings(db=db, access_log=log))
+app = EdukgApp(Settings(db=db, access_log=log, response_cache_mb=cache))
 uuid = sqlite3.connect(db).execute("SELECT case_uuid FROM docs WHERE kind = 'standard'"
                                    " AND case_uuid IS NOT NULL ORDER BY identifier").fetchone()[0]
 path = f"/knowledge-graph/v0/academic-standards/{uuid}"
@@ -67,9 +70,10 @@ if profile:
 """
 
 
-def _cost(src: Path, db: str, log: bool, profile: bool = False) -> float:
+def _cost(src: Path, db: str, log: bool, cache: int, profile: bool = False) -> float:
     done = subprocess.run(
-        [sys.executable, "-c", _RUN, db, "1" if log else "0", "1" if profile else "0"],
+        [sys.executable, "-c", _RUN, db, "1" if log else "0", "1" if profile else "0",
+         str(cache)],
         env={**os.environ, "PYTHONPATH": str(src)}, capture_output=True, text=True, check=True,
     )  # fmt: skip
     if profile:
@@ -84,6 +88,7 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--profile", action="store_true")
     parser.add_argument("--access-log", action="store_true")
+    parser.add_argument("--uncached", action="store_true", help="the response cache off")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp, contextlib.ExitStack() as stack:
         trees = {"this tree": ROOT / "src"}
@@ -94,15 +99,17 @@ def main() -> int:
                         "--no-index"], check=True, capture_output=True,
                        env={**os.environ, "PYTHONPATH": str(ROOT / "src")})  # fmt: skip
         figures: dict[str, list[float]] = {name: [] for name in trees}
+        cache = 0 if args.uncached else 64  # MiB of response cache
         for n in range(args.rounds):
             order = list(trees) if n % 2 == 0 else list(reversed(trees))
             for name in order:
-                figures[name].append(_cost(trees[name], db, args.access_log))
-        print(f"{'median µs per cached answer':<30}{'µs':>8}")
+                figures[name].append(_cost(trees[name], db, args.access_log, cache))
+        what = "uncached" if args.uncached else "cached"
+        print(f"{'median µs per ' + what + ' answer':<30}{'µs':>8}")
         for name, runs in figures.items():
             print(f"{name:<30}{statistics.median(runs):>8.2f}")
         if args.profile:
-            _cost(trees["this tree"], db, args.access_log, profile=True)
+            _cost(trees["this tree"], db, args.access_log, cache, profile=True)
     return 0
 
 

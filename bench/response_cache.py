@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
 from edukg.app.http import Representation  # noqa: E402
-from edukg.app.responses import ResponseCache  # noqa: E402
+from edukg.app.response_cache import ResponseCache  # noqa: E402
 
 
 def rss_mb() -> float:

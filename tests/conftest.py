@@ -310,3 +310,9 @@ def page(browser: object) -> Iterator[object]:
     yield made
     context.close()
     assert errors == [], errors
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    """The event loop the async (MCP) tests run on."""
+    return "asyncio"

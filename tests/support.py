@@ -157,3 +157,33 @@ def assert_gzipped_on_request(get: Any, path: str, vary: str) -> tuple[Any, Any]
     assert int(zipped.headers["content-length"]) < len(plain.content)
     assert zipped.content == plain.content  # httpx decodes it
     return plain, zipped
+
+
+# A text that teaches two skills, one paragraph each (alignment, the explorer).
+TWO_SKILLS = (
+    "Today students tell time to the nearest minute and solve elapsed time problems on a"
+    " number line.\n\nLater in the lesson they skip-count by fives, tens and hundreds within"
+    " 1000 to warm up."
+)
+
+# Values that break naive code: injections, NULs, odd Unicode, huge numbers.
+NASTY = [
+    "' OR 1=1 --",
+    "1; DROP TABLE docs; --",
+    '" UNION SELECT doc FROM docs --',
+    "a\x00b",
+    "x" * 10_000,
+    "３.NF.A.1",  # full-width digit
+    "Mаthematics",  # Cyrillic a
+    "-1",
+    "99999999999999999999999",
+    "1e309",
+    "",
+    " ",
+    "null",
+    "[]",
+    "{}",
+    "%",
+    "../../etc/passwd",
+    "\u202e\u200b",
+]

@@ -324,7 +324,7 @@ def _explorer(page: object, api: Api, path: str) -> None:
 
 
 def test_explorer_compares_two_frameworks(page: object, generated: Api, truth: Export) -> None:
-    from tests.test_explorer import shot
+    from tests.browser import shot
 
     source, target = _same_subject_pairs(truth)[0]
     want = truth.pairs(truth.items(source), truth.items(target))
@@ -346,7 +346,7 @@ def test_explorer_compares_two_frameworks(page: object, generated: Api, truth: E
 
 
 def test_explorer_shows_coverage_grid(page: object, generated: Api, truth: Export) -> None:
-    from tests.test_explorer import shot
+    from tests.browser import shot
 
     framework = max(_frameworks(truth), key=lambda f: len(truth.items(f)))
     _explorer(page, generated, f"/coverage?framework={truth.framework_uuid(framework)}")

@@ -18,10 +18,8 @@ import pytest
 from edukg.store import open_store
 from harness import mathfish
 from tests.conftest import Api, _serve, error_of
+from tests.mcp_client import call, call_error, session
 from tests.support import BASE, SHARED
-from tests.test_mcp import anyio_backend, call, call_error, session
-
-__all__ = ["anyio_backend"]  # the MCP tests' event loop, used by the async tests here
 
 PLAYGROUND = (
     "A playground is shaped like an L. One part is a rectangle that is 8 feet long and 3 feet"

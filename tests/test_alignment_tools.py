@@ -15,7 +15,7 @@ import pytest
 from edukg.ingest.demo import demo_case_uuid, demo_framework_case_uuid
 from edukg.model.vocabulary import code_order
 from tests.conftest import Api
-from tests.test_mcp import call, call_error, session
+from tests.mcp_client import call, call_error, session
 
 VT, MS = demo_framework_case_uuid("vt-math"), demo_framework_case_uuid("ms-math")
 

@@ -24,126 +24,26 @@ from edukg.ingest.case_map import (
 from edukg.ingest.errors import LoadError
 from edukg.model.case_ids import case_identifier
 from edukg.store import open_store
+from harness.case_packages import (
+    ACT,
+    ACT_DOC,
+    BASE_URI,
+    CA_MATH,
+    COMPONENT,
+    DOC,
+    OUTSIDE,
+    STANDARD_A,
+    STANDARD_B,
+    STRAND,
+    assoc,
+    full_package,
+    item,
+    package,
+    uuid_of,
+    write,
+)
 from tests.conftest import Api, error_of
-from tests.support import SAMPLE, SHARED
-
-ACT = SHARED / "data" / "case" / "act-holistic-framework-math.json"
-ACT_DOC = "a33fc64e-5c40-11e7-82c4-3d54268aa9ee"
-CA_MATH = "c6487102-d7cb-11e8-824f-0242ac160002"
-BASE_URI = "https://case.example.org/ims/case/v1p1"
-DOC = "11111111-1111-4111-8111-111111111111"
-
-
-def _uuid(n: int) -> str:
-    return f"22222222-2222-4222-8222-{n:012d}"
-
-
-def _link(identifier: str, kind: str = "CFItems", title: str = "") -> dict[str, str]:
-    return {"identifier": identifier, "uri": f"{BASE_URI}/{kind}/{identifier}", "title": title}
-
-
-def item(n: int, code: str | float, statement: str, **more: Any) -> dict[str, Any]:
-    """A CFItem of the test packages."""
-    identifier = more.pop("identifier", _uuid(n))
-    return {
-        "identifier": identifier,
-        "uri": f"{BASE_URI}/CFItems/{identifier}",
-        "humanCodingScheme": code,
-        "fullStatement": statement,
-        "lastChangeDateTime": "2025-01-02T03:04:05+00:00",
-        **more,
-    }
-
-
-def assoc(n: int, kind: str, origin: str, destination: str, **more: Any) -> dict[str, Any]:
-    """A CFAssociation of the test packages (the destination may be the document)."""
-    dest_kind = "CFDocuments" if destination in (DOC, CA_MATH) else "CFItems"
-    return {
-        "identifier": f"33333333-3333-4333-8333-{n:012d}",
-        "uri": f"{BASE_URI}/CFAssociations/{n}",
-        "associationType": kind,
-        "originNodeURI": _link(origin),
-        "destinationNodeURI": _link(destination, dest_kind),
-        "lastChangeDateTime": "2025-01-02T03:04:05+00:00",
-        **more,
-    }
-
-
-def package(
-    items: list[dict[str, Any]],
-    associations: list[dict[str, Any]],
-    document: dict[str, Any] | None = None,
-    version: str = "1.1",
-    **extra: Any,
-) -> dict[str, Any]:
-    """A CFPackage: the document (1.1 when `version` says so), items and associations."""
-    doc = {
-        "identifier": DOC,
-        "uri": f"{BASE_URI}/CFDocuments/{DOC}",
-        "creator": "Alabama State Department of Education",
-        "title": "Alabama Course of Study: Mathematics",
-        "lastChangeDateTime": "2025-01-02T03:04:05+00:00",
-        "subject": ["Math"],
-        "language": "en",
-        "adoptionStatus": "Adopted",
-        "licenseURI": {"identifier": _uuid(900), "uri": f"{BASE_URI}/CFLicenses/x", "title": "L"},
-        **(document or {}),
-    }
-    if version == "1.1":
-        doc["caseVersion"] = "1.1"
-    definitions = {"CFLicenses": [{"identifier": _uuid(900), "title": "CC BY 4.0"}]}
-    return {
-        "CFDocument": doc,
-        "CFItems": items,
-        "CFAssociations": associations,
-        "CFDefinitions": definitions,
-        **extra,
-    }
-
-
-def write(path: Path, body: Any) -> Path:
-    path.write_bytes(orjson.dumps(body, option=orjson.OPT_INDENT_2))
-    return path
-
-
-# The full test package: every association type, and the slips of packages in the wild.
-STRAND, STANDARD_A, STANDARD_B, COMPONENT, OUTSIDE = (_uuid(i) for i in (1, 2, 3, 4, 99))
-CROSSWALK = {"edukgCrosswalk": {"jaccard": 0.5, "stateLCCount": 4, "ccssLCCount": 2}}
-
-
-def full_package() -> dict[str, Any]:
-    items = [
-        item(1, "AL.M.1", "Numbers and operations", CFItemType="Strand", educationLevel=["KG"]),
-        item(
-            2, "AL.M.1.1", "Add within 10", CFItemType="Standard",
-            educationLevel=["KG", "01", "TK"], abbreviatedStatement="Add", language="en",
-        ),
-        item(3, 1.2, "Subtract within 10", CFItemType="standard", educationLevel="1"),
-        item(4, "AL.M.1.1.a", "Count on", CFItemType="Component", educationalLevel=["1"]),
-        item(5, "AL.M.X", "A duplicate", identifier=STANDARD_B),
-        item(6, "AL.M.Y", "Not a UUID", identifier="not-a-uuid"),
-        {"identifier": _uuid(7), "uri": "u"},  # no fullStatement
-    ]  # fmt: skip
-    associations = [
-        assoc(1, "isChildOf", STRAND, DOC),
-        assoc(2, "isChildOf", STANDARD_A, STRAND, sequenceNumber="2"),
-        assoc(3, "isChildOf", STANDARD_B, STRAND, sequenceNumber=1),
-        assoc(4, "isChildOf", COMPONENT, STANDARD_A),
-        assoc(5, "precedes", STANDARD_A, STANDARD_B),
-        assoc(6, "isRelatedTo", STANDARD_A, COMPONENT),
-        assoc(7, "isRelatedTo", STANDARD_B, STANDARD_A, extensions=CROSSWALK),
-        assoc(8, "exactMatchOf", STANDARD_A, OUTSIDE),
-        *(
-            assoc(10 + i, kind, STANDARD_B, COMPONENT)
-            for i, kind in enumerate(
-                ("isPeerOf", "isPartOf", "exemplar", "replacedBy", "hasSkillLevel",
-                 "isTranslationOf", "ext:hasExample")
-            )
-        ),
-        {"identifier": _uuid(50), "associationType": "isChildOf"},  # no ends
-    ]  # fmt: skip
-    return package(items, associations, unknownTopKey=1)
-
+from tests.support import SAMPLE
 
 # Mapping rules
 
@@ -292,7 +192,7 @@ def test_a_revision_keeps_identity_and_replaces_the_framework(
     kept, crosswalks = _sample_item(api)
     components = api.walk(f"/academic-standards/{kept['caseIdentifierUUID']}/learning-components")
     removed = next(r for r in before if r["identifier"] != kept["identifier"])
-    new = _uuid(500)
+    new = uuid_of(500)
     revision = package(
         [
             item(1, "NEW.1", "A reworded statement", identifier=kept["caseIdentifierUUID"]),
@@ -388,7 +288,7 @@ def test_packages_alone_onto_served_data_need_replace(tmp_path: Path, fresh_db: 
 def test_a_package_over_the_limit_is_refused_in_one_line(tmp_path: Path) -> None:
     fresh_db = str(tmp_path / "limit.db")
     items = [item(n, f"AL.{n}", "Add and subtract within 20 " * 20) for n in range(1, 1800)]
-    big = write(tmp_path / "big.json", package(items, [assoc(1, "isChildOf", _uuid(1), DOC)]))
+    big = write(tmp_path / "big.json", package(items, [assoc(1, "isChildOf", uuid_of(1), DOC)]))
     assert 1 << 20 < big.stat().st_size < 2 << 20
     command = [sys.executable, "-m", "edukg.cli", "load", str(big), "--db", fresh_db,
                "--no-index", "--data-version", "1.0.0"]  # fmt: skip
@@ -461,7 +361,7 @@ def test_a_package_changes_its_own_framework_and_nothing_else(
     common_core = api.ok("/academic-standards/search", query="unlike denominators",
                          jurisdiction="Multi-State", limit=1)[0]  # fmt: skip
     hijack = common_core["caseIdentifierUUID"]
-    own = _uuid(700)
+    own = uuid_of(700)
     hostile = package(
         [
             item(1, "AL.1", "An honest standard", identifier=own),
@@ -493,7 +393,7 @@ def test_a_package_changes_its_own_framework_and_nothing_else(
 
 
 def test_items_no_association_places_are_reported(tmp_path: Path, fresh_db: str) -> None:
-    placed, orphan = _uuid(801), _uuid(802)
+    placed, orphan = uuid_of(801), uuid_of(802)
     body = package(
         [
             item(1, "AL.1", "Placed", identifier=placed),

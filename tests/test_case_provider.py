@@ -17,9 +17,9 @@ from edukg.adapters.config import Settings
 from edukg.app.core import EdukgApp
 from edukg.ingest.builder import load
 from edukg.store import open_key_store
+from harness.case_packages import ACT, ACT_DOC, DOC, STANDARD_A, full_package, write
 from tests.conftest import Api
 from tests.support import SAMPLE, SHARED, ServerThread, assert_gzipped_on_request
-from tests.test_case_import import ACT, ACT_DOC, DOC, STANDARD_A, full_package, write
 
 REFERENCE = SHARED / "reference" / "case"
 CA_MATH = "c6487102-d7cb-11e8-824f-0242ac160002"

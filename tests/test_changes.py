@@ -16,9 +16,9 @@ import pytest
 from edukg.ingest.builder import load
 from edukg.ingest.changes import ChangeOutcome
 from edukg.ingest.normalize import typed
+from harness.exports import write_export
 from tests.conftest import BACKENDS, Api, _db_for, _serve, error_of
 from tests.support import SAMPLE
-from tests.test_load import write_export
 
 OLD, NEW = "1.0.0", "2.0.0"
 Lines = list[dict[str, Any]]
@@ -283,7 +283,7 @@ def test_edukg_diff_agrees(served: Any) -> None:
 
 
 def test_explorer_what_changed(lone_browser: Any, served: Any) -> None:
-    from tests.test_explorer import enter_key, shot
+    from tests.browser import enter_key, shot
 
     api, db, expected, _ = served
     page = lone_browser.new_page(viewport={"width": 1100, "height": 900})

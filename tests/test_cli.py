@@ -5,7 +5,6 @@ from __future__ import annotations
 import http.server
 import os
 import queue
-import socket
 import subprocess
 import sys
 import threading
@@ -22,39 +21,9 @@ from edukg.app.core import EdukgApp
 from edukg.cli import build_demo
 from edukg.ingest.demo import demo_lines
 from edukg.store import open_key_store
+from harness.exports import write_export
+from harness.processes import EDUKG, free_port, stop
 from tests.support import SAMPLE, ServerThread
-from tests.test_load import write_export
-
-EDUKG = [sys.executable, "-m", "edukg.cli"]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def wait_for(url: str, proc: subprocess.Popen[str], seconds: float = 20) -> None:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        assert proc.poll() is None, f"server exited: {proc.stdout.read() if proc.stdout else ''}"
-        try:
-            httpx.get(url, timeout=1)
-            return
-        except httpx.TransportError:
-            time.sleep(0.1)
-    raise AssertionError(f"{url} did not answer")
-
-
-def stop(proc: subprocess.Popen[str]) -> None:
-    proc.terminate()
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait(timeout=10)
-    if proc.stdout is not None:
-        proc.stdout.close()
 
 
 def said_within(proc: subprocess.Popen[str], wanted: str, seconds: float = 90) -> list[str]:

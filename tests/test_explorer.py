@@ -11,24 +11,11 @@ import orjson
 
 from edukg.ingest.builder import load
 from edukg.ingest.demo import demo_case_uuid, demo_lines
+from harness.exports import write_export
+from tests.browser import enter_key, shot
 from tests.conftest import Api
-from tests.support import ROOT, assert_gzipped_on_request
-from tests.test_load import write_export
-from tests.test_text_alignment import TWO_SKILLS as _TWO_SKILLS
-
-SHOTS = ROOT / "artifacts" / "screenshots"
-
-
-def shot(page: object, name: str, backend: str, full_page: bool = True) -> None:
-    """A screenshot for review (a long page's whole length takes seconds: `full_page`)."""
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / f"{name}-{backend}.png"), full_page=full_page)  # type: ignore[attr-defined]
-
-
-def enter_key(page: object, api: Api, key: str | None = None) -> None:
-    page.goto(f"{api.server.url}/explore")  # type: ignore[attr-defined]
-    page.fill("#key", key or api.key)  # type: ignore[attr-defined]
-    page.click("text=Use key")  # type: ignore[attr-defined]
+from tests.support import TWO_SKILLS as _TWO_SKILLS
+from tests.support import assert_gzipped_on_request
 
 
 def backend_of(api: Api) -> str:

@@ -27,10 +27,10 @@ from edukg.cli import build_demo
 from edukg.ingest.builder import load
 from edukg.ingest.demo import demo_case_uuid, demo_framework_case_uuid, demo_lines
 from edukg.store import open_key_store
+from harness.exports import write_export
+from harness.processes import free_port, stop, wait_for
 from tests.conftest import Api, error_of
 from tests.support import BASE, ServerThread
-from tests.test_cli import free_port, stop, wait_for
-from tests.test_load import write_export
 
 NF1 = demo_case_uuid("ms-math", "3.NF.A.1")
 

@@ -21,9 +21,9 @@ import pytest
 
 from edukg.cli import build_demo
 from edukg.store import open_key_store
+from harness.processes import EDUKG, free_port, stop, wait_for
 from tests.conftest import Api, error_of
 from tests.support import BASE
-from tests.test_cli import EDUKG, free_port, stop, wait_for
 
 HEADER_TIMEOUT = 1.0
 MAX_CONNECTIONS = 48

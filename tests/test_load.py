@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import gzip
-import hashlib
 import os
 import shutil
 import signal
@@ -24,22 +22,9 @@ from edukg.ingest.demo import demo_case_uuid, demo_lines
 from edukg.ingest.errors import LoadError
 from edukg.ingest.reader import guess_version
 from edukg.store import is_postgres, open_store
+from harness.exports import served_state, write_export
 from tests.conftest import Api, error_of
 from tests.support import SAMPLE
-
-
-def write_export(directory: Path, lines: list[bytes], gz: bool = False) -> Path:
-    """Split export lines into the two files of an export directory."""
-    directory.mkdir(parents=True, exist_ok=True)
-    nodes = [x for x in lines if b'"type":"node"' in x.replace(b" ", b"")]
-    rels = [x for x in lines if x not in nodes]
-    for name, part in (("nodes.jsonl", nodes), ("relationships.jsonl", rels)):
-        data = b"\n".join(part) + b"\n"
-        if gz:
-            (directory / f"{name}.gz").write_bytes(gzip.compress(data))
-        else:
-            (directory / name).write_bytes(data)
-    return directory
 
 
 def node(identifier: str, label: str = "StandardsFrameworkItem", **props: Any) -> bytes:
@@ -194,20 +179,6 @@ BAD_LINES: list[tuple[bytes, str]] = [
     (b'{"type":"relationship","identifier":"r","label":"x","source_identifier":"a",'
      b'"target_identifier":"b","properties":{"jaccard":"high"}}', "jaccard"),
 ]  # fmt: skip
-
-
-def served_state(db: str) -> tuple[str | None, str]:
-    """What a database serves: its content id and a digest of every stored record."""
-    store = open_store(db, refresh=0)
-    try:
-        info = store.info()
-        digest = hashlib.sha256()
-        for relationships in (False, True):
-            for line in store.export_lines(relationships):
-                digest.update(line)
-        return (info.content_id if info else None), digest.hexdigest()
-    finally:
-        store.close()
 
 
 def leftovers(db: str) -> list[str]:

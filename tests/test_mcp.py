@@ -4,23 +4,19 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
-from typing import Any
 
 import httpx
-import httpx2
 import orjson
 import pytest
 from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
-from mcp.client.streamable_http import streamable_http_client
 from mcp_types.version import LATEST_PROTOCOL_VERSION
 
 from edukg.adapters.config import Settings
 from edukg.app.core import EdukgApp
 from edukg.ingest.demo import demo_case_uuid, demo_node_id
 from tests.conftest import Api, error_of
+from tests.mcp_client import call, call_error, session
 from tests.support import ServerThread
 
 pytestmark = pytest.mark.anyio
@@ -37,37 +33,6 @@ TOOLS = {
     "report_curriculum_coverage",
     "align_text_to_standards",
 }
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@asynccontextmanager
-async def session(api: Api, headers: dict[str, str] | None = None) -> AsyncIterator[ClientSession]:
-    client = httpx2.AsyncClient(headers={"x-api-key": api.key} if headers is None else headers)
-    async with (
-        client,
-        streamable_http_client(f"{api.server.url}/mcp", http_client=client) as streams,
-        ClientSession(streams[0], streams[1]) as s,
-    ):
-        await s.initialize()
-        yield s
-
-
-async def call(s: ClientSession, tool: str, **arguments: Any) -> dict[str, Any]:
-    result = await s.call_tool(tool, arguments)
-    assert not result.is_error, result.content
-    text = result.content[0].text  # type: ignore[union-attr]
-    decoded: dict[str, Any] = orjson.loads(text)
-    return decoded
-
-
-async def call_error(s: ClientSession, tool: str, **arguments: Any) -> str:
-    result = await s.call_tool(tool, arguments)
-    assert result.is_error
-    return str(result.content[0].text)  # type: ignore[union-attr]
 
 
 async def test_lists_the_tools_with_schemas(demo: Api) -> None:

@@ -21,10 +21,10 @@ from edukg.cli import build_demo
 from edukg.ingest.demo import demo_lines
 from edukg.model.embedding import INSTALL_MODEL
 from edukg.store import open_key_store, open_store
+from harness.exports import served_state, write_export
+from harness.processes import EDUKG
 from tests.conftest import Api
 from tests.support import BASE, ROOT
-from tests.test_cli import EDUKG
-from tests.test_load import served_state, write_export
 
 
 def edukg(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:

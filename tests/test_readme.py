@@ -20,9 +20,9 @@ from pathlib import Path
 import orjson
 
 from edukg.ingest.demo import demo_lines
+from harness.case_packages import full_package
+from harness.exports import write_export
 from tests.support import ROOT
-from tests.test_case_import import full_package
-from tests.test_load import write_export
 
 _NETWORK = ("https://", "http://", "postgresql://", "redis://")
 _UNTIL_STOPPED = ("edukg serve", "edukg quickstart")

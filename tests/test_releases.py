@@ -22,9 +22,9 @@ from edukg.ingest.builder import load
 from edukg.ingest.demo import demo_case_uuid, demo_lines
 from edukg.ingest.index import index
 from edukg.store import ReleaseError, is_postgres, open_releases
+from harness.exports import write_export
 from tests.conftest import BACKENDS, Api, _db_for, _serve, error_of
 from tests.support import BASE, SAMPLE
-from tests.test_load import write_export
 
 OLD, NEW = "1.0.0", "2.0.0"
 
@@ -221,7 +221,7 @@ def test_data_versions_lists_the_releases(two: tuple[Api, Edits, str]) -> None:
 async def test_mcp_and_case_answer_from_the_pinned_release(
     two: tuple[Api, Edits, str], anyio_backend: str
 ) -> None:
-    from tests.test_mcp import call, session
+    from tests.mcp_client import call, session
 
     api, edits, _ = two
     async with session(api, {"x-api-key": api.key, "x-data-version": OLD}) as s:
@@ -411,7 +411,7 @@ def test_a_new_release_embeds_only_what_changed(tmp_path: Path, fresh_db: str) -
 
 
 def test_explorer_release_picker(lone_browser: Any, two: tuple[Api, Edits, str]) -> None:
-    from tests.test_explorer import enter_key, shot
+    from tests.browser import enter_key, shot
 
     api, edits, db = two
     page = lone_browser.new_page(viewport={"width": 1100, "height": 900})
@@ -537,7 +537,7 @@ def test_a_cursor_used_with_another_release_names_both(two: tuple[Api, Edits, st
 def test_explorer_what_changed_reads_as_people_name_things(
     lone_browser: Any, two: tuple[Api, Edits, str]
 ) -> None:
-    from tests.test_explorer import enter_key, shot
+    from tests.browser import enter_key, shot
 
     api, edits, db = two
     page = lone_browser.new_page(viewport={"width": 1100, "height": 900})

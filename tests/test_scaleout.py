@@ -25,11 +25,11 @@ from edukg.ingest.demo import (
     demo_lines,
 )
 from edukg.ingest.index import index
+from harness.exports import write_export
+from harness.processes import free_port, stop, wait_for
 from tests.conftest import RUN, Api, error_of
 from tests.every_operation import BY_MEANING, LOAD_TIMED, RANKED, REQUESTS, unsigned
 from tests.support import BASE, ServerThread
-from tests.test_cli import free_port, stop, wait_for
-from tests.test_load import write_export
 
 
 @pytest.fixture(scope="module")

@@ -20,7 +20,7 @@ from edukg.app.core import EdukgApp
 from edukg.ingest.demo import demo_case_uuid, demo_framework_case_uuid, demo_node_id, demo_skill_id
 from edukg.store import open_key_store
 from tests.conftest import Api, error_of
-from tests.support import BASE, ServerThread
+from tests.support import BASE, NASTY, ServerThread
 
 OPEN_ROUTES = ["/healthz", "/readyz", "/openapi.json", "/docs"]  # the API's whole allowlist
 STATIC_ROUTES = ["/explore", "/explore/standards/x"]  # the explorer page holds no data
@@ -93,28 +93,6 @@ def test_only_the_allowlist_answers_without_a_key(demo: Api) -> None:
         (op,) = item.values()
         needs_key = op.get("security") != []
         assert needs_key == (path not in OPEN_ROUTES), path
-
-
-NASTY = [
-    "' OR 1=1 --",
-    "1; DROP TABLE docs; --",
-    '" UNION SELECT doc FROM docs --',
-    "a\x00b",
-    "x" * 10_000,
-    "３.NF.A.1",  # full-width digit
-    "Mаthematics",  # Cyrillic a
-    "-1",
-    "99999999999999999999999",
-    "1e309",
-    "",
-    " ",
-    "null",
-    "[]",
-    "{}",
-    "%",
-    "../../etc/passwd",
-    "\u202e\u200b",
-]
 
 
 def _cursor(value: bytes) -> str:

@@ -18,14 +18,8 @@ from edukg.store import open_store
 from edukg.store.base import Store
 from harness.alignment_eval import Truth, measure_joined, measure_similar, measure_single, prepare
 from tests.conftest import Api, error_of
-from tests.support import BASE, SAMPLE
-from tests.test_mcp import anyio_backend, call, call_error, session
-
-TWO_SKILLS = (
-    "Today students tell time to the nearest minute and solve elapsed time problems on a"
-    " number line.\n\nLater in the lesson they skip-count by fives, tens and hundreds within"
-    " 1000 to warm up."
-)
+from tests.mcp_client import call, call_error, session
+from tests.support import BASE, SAMPLE, TWO_SKILLS
 
 
 def align(api: Api, body: Any, **headers: str) -> httpx.Response:
@@ -287,11 +281,8 @@ async def test_mcp_refuses_what_rest_refuses(demo: Api) -> None:
         assert one["standards"]
 
 
-__all__ = ["anyio_backend"]  # the MCP test runs on asyncio, as test_mcp's
-
-
 def test_nasty_values_in_every_body_field(demo: Api) -> None:
-    from tests.test_security import NASTY
+    from tests.support import NASTY
 
     fields = ["text", "standardsFrameworkCaseIdentifierUUID", "jurisdiction", "academicSubject",
               "gradeLevel", "normalizedStatementType", "limit"]  # fmt: skip

@@ -14,16 +14,16 @@ import httpx
 
 from edukg.adapters.params import parse_values
 from edukg.adapters.rest import OPERATIONS
-from edukg.app import caching
-from edukg.app.caching import GZIP_LEVEL, GZIP_TAG
+from edukg.app import etags
+from edukg.app.compression import GZIP_LEVEL, GZIP_TAG
 from edukg.app.http import Representation
-from edukg.app.responses import ResponseCache
+from edukg.app.response_cache import ResponseCache
 from edukg.cli import build_demo
 from edukg.ingest.builder import load
 from edukg.ingest.demo import demo_framework_case_uuid, demo_lines
+from harness.exports import write_export
 from tests.conftest import Api, error_of
 from tests.support import BASE
-from tests.test_load import write_export
 
 MS = demo_framework_case_uuid("ms-math")
 BIG = f"{BASE}/academic-standards?standardsFrameworkCaseIdentifierUUID={MS}&limit=1000"
@@ -95,8 +95,7 @@ def test_gzip_for_large_bodies_only(demo: Api) -> None:
     op = next(o for o in OPERATIONS if BASE + o.path == path)
     values = parse_values(op.declared, parse_qs(query), {})
     assert (
-        zipped.headers["etag"]
-        == caching.etag(content_id, op.operation_id, values, GZIP_TAG).decode()
+        zipped.headers["etag"] == etags.etag(content_id, op.operation_id, values, GZIP_TAG).decode()
     )
     assert f"gzip-{GZIP_LEVEL}".encode() == GZIP_TAG
     refused = raw(demo, BIG, **{"accept-encoding": "gzip;q=0"})
@@ -209,7 +208,7 @@ def test_the_response_cache_holds_what_its_budget_counts() -> None:
     program = """
 import resource, orjson
 from edukg.app.http import Representation
-from edukg.app.responses import ResponseCache
+from edukg.app.response_cache import ResponseCache
 cache = ResponseCache(32 << 20)
 before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 for i in range(200_000):
@@ -226,7 +225,7 @@ print(grown, cache.size / (1 << 20))
 
 
 def test_accept_encoding_weights_are_read_as_numbers() -> None:
-    from edukg.app.caching import wants_gzip
+    from edukg.app.compression import wants_gzip
 
     for refused in (b"gzip;q=0", b"gzip;q=0.0", b"gzip;q=0.00", b"gzip; q=0.000",
                     b"br, gzip;q=0.00", b"identity", b"*;q=0", b"gzip;q=0, *;q=1", b"gzip;q=x"):  # fmt: skip

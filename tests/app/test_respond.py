@@ -9,11 +9,11 @@ import time
 from typing import Any
 
 from edukg.app.access_log import AccessLog
-from edukg.app.caching import wants_gzip
+from edukg.app.compression import encoded, wants_gzip
 from edukg.app.exchange import Exchange
 from edukg.app.http import JSON, Answer, Representation
 from edukg.app.metrics import Metrics
-from edukg.app.respond import PLAIN, Policy, Responder, conditional, encoded, names_tag
+from edukg.app.respond import PLAIN, Policy, Responder, conditional, names_tag
 
 TAG = b'"abc"'
 REP = Representation(b"{}", [JSON, (b"etag", TAG), (b"content-encoding", b"gzip")], TAG)

@@ -14,16 +14,17 @@ from typing import Any
 from edukg.adapters.params import instance, parse_body, parse_values
 from edukg.adapters.rest import Call
 from edukg.adapters.rest.base import ALIGNMENT, RANKING, RELEASES, Operation
-from edukg.app import caching
+from edukg.app import etags
 from edukg.app.body import require_json
+from edukg.app.compression import encoded, tag_encoding, wants_gzip, with_encoding
 from edukg.app.entrance import Entrance
 from edukg.app.exchange import Exchange
 from edukg.app.http import JSON, Representation
 from edukg.app.pending import Parsed, Pending, check_parsable
 from edukg.app.pipeline import guarded
 from edukg.app.requests import query_of, request_cost
-from edukg.app.respond import Policy, encoded, tag_encoding, with_encoding
-from edukg.app.responses import ResponseCache
+from edukg.app.respond import Policy
+from edukg.app.response_cache import ResponseCache
 from edukg.app.workpool import WorkPool
 from edukg.model.errors import NotFoundError
 from edukg.model.lru import Recent
@@ -95,7 +96,7 @@ class ApiAnswers:
         """A body's validated values; the request's whole cost."""
         op = _operation_of(ex)
         values = parse_body(op.declared, ex.body)
-        ex.parsed = Parsed(op, values, instance(op.params, values), caching.digest(values))
+        ex.parsed = Parsed.of(op, values, instance(op.params, values))
         return request_cost(op, values)
 
     def answer(self, ex: Exchange) -> Representation | Pending:
@@ -106,7 +107,7 @@ class ApiAnswers:
         op = parsed.op
         store = ex.store or self.store
         info = service.loaded(store)
-        gz = caching.wants_gzip(ex.head.get(b"accept-encoding"))
+        gz = wants_gzip(ex.head.get(b"accept-encoding"))
         varies = self._varies(op, store)
         # Keyed by what the handler reads, so parameters it ignores make no new entry.
         key = (info.content_id, info.data_version, varies, op.operation_id, parsed.digest, gz)
@@ -151,7 +152,7 @@ class ApiAnswers:
             return known
         assert ex.found is not None
         values = parse_values(op.declared, query_of(scope), ex.found.values or {})
-        parsed = Parsed(op, values, instance(op.params, values), caching.digest(values))
+        parsed = Parsed.of(op, values, instance(op.params, values))
         known = (parsed, request_cost(op, values))
         self._recent.put(key, known)
         return known
@@ -168,8 +169,7 @@ class ApiAnswers:
             check_parsable(body, p)
         # Small bodies go as they are, under the tag of that representation.
         body, gzipped = encoded(body, p.gz)
-        tag = caching.etag(p.version, op.operation_id, caching.canonical(values),
-                           tag_encoding(gzipped))  # fmt: skip
+        tag = etags.etag(p.version, op.operation_id, p.parsed.canonical, tag_encoding(gzipped))
         headers = [JSON, (b"x-data-version", p.info.data_version.encode()), (b"etag", tag)]
         return Representation(body, with_encoding(headers, gzipped), tag)
 

@@ -23,14 +23,15 @@ from edukg.adapters.case.errors import CaseError, status_info
 from edukg.adapters.case.objects import Place
 from edukg.adapters.case.provider import COLLECTIONS, EXPENSIVE, CaseRequest, answer
 from edukg.adapters.config import Settings
-from edukg.app import caching
+from edukg.app import etags
+from edukg.app.compression import compress, tag_encoding, wants_gzip, with_encoding, worth_gzip
 from edukg.app.entrance import Entrance, KeyRule, Later, Reply
 from edukg.app.exchange import Exchange
 from edukg.app.http import JSON, Answer, Headers, Representation
 from edukg.app.memory import released
 from edukg.app.pipeline import guarded
 from edukg.app.requests import SEARCH_COST, query_of
-from edukg.app.respond import Policy, names_tag, tag_encoding, with_encoding, worth_gzip
+from edukg.app.respond import Policy, names_tag
 from edukg.app.workpool import Busy, WorkPool
 from edukg.model.errors import ApiError, RateLimitError
 from edukg.model.lru import ByteLru
@@ -127,14 +128,15 @@ class CaseAnswers:
             f"{info.data_version}/{info.content_id}",
             f"case:{read.version}:{request.collection}",
         )
-        key = caching.etag(data, operation, values, b"")  # what the answer is kept by
-        gz = caching.wants_gzip(ex.head.get(b"accept-encoding"))
-        tag = caching.etag(data, operation, values, tag_encoding(gz))
+        key = etags.etag(data, operation, values, b"")  # what the answer is kept by
+        gz = wants_gzip(ex.head.get(b"accept-encoding"))
+        tag = etags.etag(data, operation, values, tag_encoding(gz))
         headers = [JSON, (b"etag", tag), (b"x-data-version", info.data_version.encode())]
         # A tag of this request was issued only on a 200 of it (an error of the same
-        # request errs every time), so a named tag needs no lookup.
+        # request errs every time), so a named tag needs no lookup: the response stage
+        # answers this representation 304, and its body is never built.
         if names_tag(ex, tag):
-            return 304, b"", headers[1:]
+            return Representation(b"", headers, tag)
         kept = self.answers.get(key)
         if kept is not None:
             if not worth_gzip(kept, gz):
@@ -154,7 +156,7 @@ class CaseAnswers:
         body = await self._built(todo.key, todo.pool, lambda: guarded(ex, todo.build))
         if not worth_gzip(body, todo.gzip):
             return Representation(body, todo.headers, todo.tag)
-        zipped = await self._built(todo.key + _GZIP, todo.pool, lambda: caching.compress(body))
+        zipped = await self._built(todo.key + _GZIP, todo.pool, lambda: compress(body))
         return Representation(zipped, with_encoding(todo.headers, True), todo.tag)
 
     async def _built(self, tag: bytes, pool: WorkPool | None, build: Callable[[], bytes]) -> bytes:

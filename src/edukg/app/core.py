@@ -33,8 +33,9 @@ from edukg.app.metrics import Metrics
 from edukg.app.pipeline import Pipeline
 from edukg.app.ratelimit import Limiter, MemoryLimiter, RedisLimiter
 from edukg.app.respond import Responder
-from edukg.app.responses import ResponseCache
+from edukg.app.response_cache import ResponseCache
 from edukg.app.routing import Router
+from edukg.app.watch import Watch
 from edukg.app.workpool import WorkPool
 from edukg.services.changes import ChangeFeed
 from edukg.store import (
@@ -42,6 +43,7 @@ from edukg.store import (
     KeyStore,
     Store,
     is_postgres,
+    on_local_files,
     open_changes,
     open_key_store,
     open_releases,
@@ -106,8 +108,11 @@ class EdukgApp:
         self.router = self._routes(settings.base_path)
         self.openapi = build_openapi(settings.base_path, OPERATIONS, self.router.documented)
         self.fixed.publish(self.openapi)
+        # On local files the stores look at them ahead of the requests (app/watch.py).
+        local = on_local_files(self.store, self.keys)
+        watch = self.watch = Watch(local, recheck) if local else None
         self.pipeline = Pipeline(self.router, self.access, self.releases, self.io, respond,
-                                 self.api.reads, settings.statement_seconds)  # fmt: skip
+                                 self.api.reads, settings.statement_seconds, watch)  # fmt: skip
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
@@ -166,7 +171,8 @@ class EdukgApp:
                 )
                 # What start-up made (modules, the MCP server, schemas) lives as long as the
                 # process: kept out of the garbage collector's full passes, which otherwise
-                # walk it again and again while requests wait (docs/benchmarks.md, 8th round).
+                # walk it again and again while requests wait (docs/benchmarks.md,
+                # "Crosswalks between any two frameworks": start-up objects frozen).
                 gc.collect()
                 gc.freeze()
                 self.metrics.start()
@@ -180,6 +186,8 @@ class EdukgApp:
                 return
 
     def _close(self) -> None:
+        if self.watch is not None:
+            self.watch.stop()
         self.work.close()
         self.case.close()
         if self.io is not None:

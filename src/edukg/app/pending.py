@@ -11,6 +11,7 @@ from typing import Any
 import orjson
 
 from edukg.adapters.rest.base import Operation
+from edukg.app import etags
 from edukg.app.entrance import Later
 from edukg.app.exchange import Exchange
 from edukg.model.errors import ApiError
@@ -22,12 +23,20 @@ log = logging.getLogger("edukg")
 @dataclass(frozen=True, slots=True)
 class Parsed:
     """What the API's checks made of a request: its operation and validated values (by
-    name, as the operation's parameter object, and as the digest the cache keys by)."""
+    name, as the operation's parameter object, in canonical form, which the ETag names,
+    and as the digest of that form, which the cache keys by)."""
 
     op: Operation[Any]
     values: dict[str, Any]
     params: Any
+    canonical: bytes
     digest: bytes
+
+    @staticmethod
+    def of(op: Operation[Any], values: dict[str, Any], params: Any) -> Parsed:
+        """The values' canonical form encoded once, for both the tag and the digest."""
+        canonical = etags.canonical(values)
+        return Parsed(op, values, params, canonical, etags.digest_of(canonical))
 
 
 @dataclass(slots=True, eq=False)

@@ -26,11 +26,11 @@ from edukg.app.access import Access
 from edukg.app.body import closes_connection, read_body
 from edukg.app.entrance import Entrance, KeyRule, Later, Reply, method_headers
 from edukg.app.exchange import Exchange, Receive, Scope, Send, read_head
-from edukg.app.http import Representation
 from edukg.app.pinning import pin, unpinned
 from edukg.app.requests import check_sizes
-from edukg.app.respond import Responder, conditional
+from edukg.app.respond import Responder
 from edukg.app.routing import Router
+from edukg.app.watch import Watch
 from edukg.app.workpool import RETRY_AFTER, Busy, WorkPool
 from edukg.model.errors import (
     ApiError,
@@ -58,6 +58,7 @@ class Pipeline:
         respond: Responder,
         fallback: Entrance,
         limit: float | None = None,
+        watch: Watch | None = None,
     ) -> None:
         self.router = router
         # One request's limit for its reads on a networked database (--statement-seconds)
@@ -68,8 +69,11 @@ class Pipeline:
         self.respond = respond  # the response stage, which every answer leaves through
         self.metrics = respond.metrics
         self.fallback = fallback  # what refuses a request before it is routed
+        self.watch = watch  # looks at local files ahead of the requests (app/watch.py)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if self.watch is not None:
+            self.watch.noticed()
         plain, by_path = unpinned(scope)
         head, size = read_head(scope["headers"])
         ex = Exchange(plain, receive, send, new_request_id(), time.perf_counter(), head, size)
@@ -105,8 +109,6 @@ class Pipeline:
                 refuser, exc = self.fallback, exc.refused
             answer = refuser.refuse(exc, ex)
             _refusal_headers(exc, ex, body_pending)
-        if isinstance(answer, Representation):
-            answer = conditional(ex, answer)
         if answer is not None:
             assert not isinstance(answer, Later)
             await self.respond.send(ex, send, answer, entrance.policy)

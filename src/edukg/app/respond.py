@@ -13,8 +13,9 @@ import logging
 import time
 from dataclasses import dataclass, field
 
-from edukg.app import caching
+from edukg.app import etags
 from edukg.app.access_log import AccessLog
+from edukg.app.compression import ENCODED, compress, wants_gzip, worth_gzip
 from edukg.app.exchange import Exchange, Send
 from edukg.app.http import Answer, Headers, Representation
 from edukg.app.metrics import Metrics
@@ -22,7 +23,6 @@ from edukg.app.metrics import Metrics
 log = logging.getLogger("edukg")
 _CHUNK = 1 << 18  # bytes per body message of a large answer
 _NOT_IN_304 = frozenset((b"content-type", b"content-encoding", b"content-length"))
-_ENCODED = (b"content-encoding", b"gzip")
 _MEMO = 32  # compressed fixed bodies kept (the explorer's page and assets, the document)
 
 
@@ -52,42 +52,18 @@ class Policy:
 PLAIN = Policy()
 
 
-def tag_encoding(gzipped: bool) -> bytes:
-    """What an ETag names of a body's encoding: a gzip body's bytes depend on the level."""
-    return caching.GZIP_TAG if gzipped else b"identity"
-
-
-def worth_gzip(body: bytes, accepted: bool) -> bool:
-    """Whether a body goes gzipped to a client that does (`accepted`) or does not accept
-    it: below GZIP_MIN_BYTES a body goes as it is (bench/compression.py)."""
-    return accepted and len(body) >= caching.GZIP_MIN_BYTES
-
-
-def encoded(body: bytes, accepted: bool) -> tuple[bytes, bool]:
-    """The body as a client that does (`accepted`) or does not accept gzip gets it, and
-    whether gzipped."""
-    if not worth_gzip(body, accepted):
-        return body, False
-    return caching.compress(body), True
-
-
-def with_encoding(headers: Headers, gzipped: bool) -> Headers:
-    """A representation's headers, naming its encoding when gzipped."""
-    return [*headers, _ENCODED] if gzipped else headers
-
-
 def names_tag(ex: Exchange, tag: bytes) -> bool:
     """Whether If-None-Match names `tag` itself: a 304 without looking the answer up
     (only a 200 was ever tagged, so the tag stands for one)."""
     condition = ex.head.get(b"if-none-match")
-    return condition is not None and caching.names(condition, tag)
+    return condition is not None and etags.names(condition, tag)
 
 
 def conditional(ex: Exchange, rep: Representation) -> Answer:
     """The one evaluation of If-None-Match: a representation it matches (by tag, or `*`)
     is a 304 with the representation's headers but its content's; a POST's never is."""
     condition = ex.head.get(b"if-none-match") if ex.method != "POST" else None
-    if condition is not None and caching.matches(condition, rep.tag):
+    if condition is not None and etags.matches(condition, rep.tag):
         return 304, b"", [h for h in rep.headers if h[0] not in _NOT_IN_304]
     return 200, rep.body, rep.headers
 
@@ -100,9 +76,14 @@ class Responder:
         self.log = access_log
         self._memo: dict[int, tuple[bytes, bytes]] = {}
 
-    async def send(self, ex: Exchange, send: Send, answer: Answer, policy: Policy) -> None:
+    async def send(
+        self, ex: Exchange, send: Send, answer: Answer | Representation, policy: Policy
+    ) -> None:
         """Send one whole answer under its entrance's policy with the request's own
-        headers, recorded before it leaves (the log line exists once a client has it)."""
+        headers, recorded before it leaves (the log line exists once a client has it); a
+        representation If-None-Match names goes as a 304."""
+        if isinstance(answer, Representation):
+            answer = conditional(ex, answer)
         status, body, headers = answer
         if status in (200, 304):
             headers = self._kept(headers, policy)
@@ -152,15 +133,15 @@ class Responder:
         object (a page, an asset, the document) is compressed once."""
         if any(h[0] == b"content-encoding" for h in headers):
             return body, headers
-        if not worth_gzip(body, caching.wants_gzip(ex.head.get(b"accept-encoding"))):
+        if not worth_gzip(body, wants_gzip(ex.head.get(b"accept-encoding"))):
             return body, headers
         memo = self._memo.get(id(body))
         if memo is None or memo[0] is not body:  # kept with its body: ids are not reused
-            memo = (body, caching.compress(body))
+            memo = (body, compress(body))
             if len(self._memo) >= _MEMO:
                 self._memo.pop(next(iter(self._memo)))
             self._memo[id(body)] = memo
-        return memo[1], [*headers, _ENCODED]
+        return memo[1], [*headers, ENCODED]
 
 
 def labels(ex: Exchange) -> tuple[str, str]:

@@ -229,7 +229,7 @@ class _Threads:
 
     What `run_in_executor` does through concurrent futures, chained futures and a
     condition per call costs 50-110 µs of CPU a call here; this, 5-10 µs under load
-    (docs/benchmarks.md, twelfth round): on PostgreSQL every request takes the hop.
+    (docs/benchmarks.md, "The scale-out tier"): on PostgreSQL every request takes the hop.
     """
 
     def __init__(self, most: int) -> None:

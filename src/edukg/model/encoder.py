@@ -119,7 +119,8 @@ def safetensors(path: Path) -> dict[str, np.ndarray]:
 # CPU (their activations stay in cache): the 206 sentences of a 20,000-character text on
 # one thread, medians of 8 runs: 64 texts a run 1,283 ms, 16 texts 993 ms, 8 texts
 # 981 ms, runs of 256 padded tokens 1,031 ms; the sample's index 18.0 s at 64 texts a run,
-# 10.4 s at 16 (docs/benchmarks.md, ninth round).
+# 10.4 s at 16 (docs/benchmarks.md, "Aligning a text and similar standards": smaller
+# runs of the model).
 _BATCH_TOKENS = 4096
 _BATCH_MOST = 8
 

@@ -16,6 +16,13 @@ class ApiError(Exception):
     status = 500
     error = "InternalServerError"
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        # A class that declares its own status is a kind of error the Error shape names
+        # (`ValidationError`); one that does not (workpool.Busy) is answered as its parent.
+        super().__init_subclass__(**kwargs)
+        if "status" in cls.__dict__:
+            cls.error = cls.__name__
+
     def __init__(self, message: str, details: dict[str, Any] | None = None) -> None:
         super().__init__(message)
         self.message = message
@@ -26,28 +33,24 @@ class ValidationError(ApiError):
     """A malformed or missing parameter: 400."""
 
     status = 400
-    error = "ValidationError"
 
 
 class AuthenticationError(ApiError):
     """A missing, unknown or revoked API key: 401."""
 
     status = 401
-    error = "AuthenticationError"
 
 
 class ForbiddenError(ApiError):
     """A browser origin this server does not answer (MCP's DNS-rebinding rule): 403."""
 
     status = 403
-    error = "ForbiddenError"
 
 
 class NotFoundError(ApiError):
     """The path or the record does not exist: 404."""
 
     status = 404
-    error = "NotFoundError"
 
 
 class MethodNotAllowedError(ApiError):
@@ -55,56 +58,48 @@ class MethodNotAllowedError(ApiError):
     body): 405."""
 
     status = 405
-    error = "MethodNotAllowedError"
 
 
 class URITooLongError(ApiError):
     """A request line longer than any legitimate one: 414."""
 
     status = 414
-    error = "URITooLongError"
 
 
 class HeadersTooLargeError(ApiError):
     """Request headers beyond any legitimate size: 431."""
 
     status = 431
-    error = "HeadersTooLargeError"
 
 
 class RequestTimeoutError(ApiError):
     """A request body that stopped arriving: 408, and the connection closed."""
 
     status = 408
-    error = "RequestTimeoutError"
 
 
 class PayloadTooLargeError(ApiError):
     """A request body over the one body limit: 413."""
 
     status = 413
-    error = "PayloadTooLargeError"
 
 
 class UnsupportedMediaTypeError(ApiError):
     """A request body that is not JSON: 415."""
 
     status = 415
-    error = "UnsupportedMediaTypeError"
 
 
 class RateLimitError(ApiError):
     """The key's rate limit is spent: 429, with Retry-After."""
 
     status = 429
-    error = "RateLimitError"
 
 
 class ServiceUnavailableError(ApiError):
     """No data loaded yet, or the database cannot be reached: 503."""
 
     status = 503
-    error = "ServiceUnavailableError"
 
 
 def error_body(

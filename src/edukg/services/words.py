@@ -3,7 +3,8 @@ filter admits, computed in memory once per release.
 
 Alignment ranks a whole text against a few hundred to a few thousand statements; asking
 the store's full-text index once per passage cost more than the rest of an alignment
-(docs/benchmarks.md, ninth round), while scoring here is a handful of array additions.
+(docs/benchmarks.md, "Aligning a text and similar standards": shared wording), while
+scoring here is a handful of array additions.
 Terms are lower-cased words and whole numbers ("within 100" and "denominators 2, 3, 4"
 carry grade and topic), common words out, each cut to a stem so that "fractions" meets
 "fraction" and "multiplying" meets "multiply".

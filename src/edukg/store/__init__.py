@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 from edukg.store.base import (
     STATEMENT_SECONDS,
@@ -153,6 +154,16 @@ def open_key_store(
     from edukg.store.sqlite_keys import SqliteKeyStore  # noqa: PLC0415
 
     return SqliteKeyStore.for_db(db, create, recheck)
+
+
+def on_local_files(*parts: object) -> list[Any]:
+    """The parts that read local files (SQLite stores and key files): a server looks at
+    those ahead of its requests (app/watch.py); a networked one's looks wait on the
+    network, so they stay on the request's thread."""
+    from edukg.store.sqlite import SqliteStore  # noqa: PLC0415
+    from edukg.store.sqlite_keys import SqliteKeyStore  # noqa: PLC0415
+
+    return [part for part in parts if isinstance(part, (SqliteStore, SqliteKeyStore))]
 
 
 def open_loader(db: str) -> Loader:

@@ -159,6 +159,12 @@ class KeyStoreBase(ABC):
         verdicts.remember(key, principal)
         return principal
 
+    def look(self, hold: float) -> None:
+        """Look at the key store's revision now, and let `verify` rely on it for `hold`
+        seconds: a server looks ahead of its requests (app/watch.py) instead of inside one."""
+        self._verdicts.at(self._revision())
+        self._next_look = time.monotonic() + hold
+
     def _revision(self) -> object:
         """Where the key store is now: verdicts hold while it stays (None: always)."""
         return None

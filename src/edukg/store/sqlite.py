@@ -193,6 +193,12 @@ class SqliteStore:
         """A file answers (or fails) at once: there is no server to wait on."""
         return True
 
+    def look(self, hold: float) -> None:
+        """Look at the file now (has a load replaced it?) and let `info` rely on it for
+        `hold` seconds: a server looks ahead of its requests (app/watch.py)."""
+        self._connection(refresh=True)
+        self._next_look = time.monotonic() + hold
+
     def info(self) -> DataInfo | None:
         """The loaded version, or None when nothing is loaded; switches to a new load."""
         now = time.monotonic()  # no system call: the kernel's clock page

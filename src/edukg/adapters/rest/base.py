@@ -96,6 +96,39 @@ class Operation(Generic[P]):
         return declared(self.params)
 
 
+@dataclass(frozen=True)
+class Family:
+    """What a family of operations shares (search, alignment, releases): their tags, their
+    price and what their answers vary with, said once; `of` makes each member."""
+
+    tags: tuple[str, ...]
+    cost: int = 1
+    text_cost_chars: int = 0
+    varies: frozenset[str] = frozenset()
+    not_found: bool = False
+
+    def of(
+        self,
+        path: str,
+        operation_id: str,
+        summary: str,
+        handler: Callable[[Call[P]], bytes],
+        response_schema: dict[str, Any],
+        params: type[P],
+        description: str = "",
+        method: str = "GET",
+        tags: tuple[str, ...] | None = None,
+        not_found: bool | None = None,
+    ) -> Operation[P]:
+        """One operation of the family (`tags` and `not_found`: its own, where they differ)."""
+        return Operation(
+            path, operation_id, summary, handler, response_schema, params, description,
+            self.tags if tags is None else tags,
+            self.not_found if not_found is None else not_found,
+            self.cost, self.text_cost_chars, self.varies, method,
+        )  # fmt: skip
+
+
 def ref(name: str) -> dict[str, Any]:
     """A reference to one of the document's component schemas."""
     return {"$ref": f"#/components/schemas/{name}"}

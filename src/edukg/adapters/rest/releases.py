@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Annotated, Any
 
 from edukg.adapters.params import Cursor, Limit, Param
-from edukg.adapters.rest.base import RELEASES, Call, Operation, ref
+from edukg.adapters.rest.base import RELEASES, Call, Family, Operation, ref
 from edukg.adapters.schemas import page_schema
 from edukg.model.shapes import ChangeKind, RecordType
 from edukg.services import releases as service
@@ -26,8 +26,11 @@ def _list(call: Call[ListDataVersions]) -> bytes:
     return call.page(service.data_versions(call.releases, call.after(), call.params.limit))
 
 
+# Their answers change with the releases kept.
+_RELEASES = Family(("Data releases",), varies=frozenset((RELEASES,)))
+
 OPERATIONS: tuple[Operation[Any], ...] = (
-    Operation(
+    _RELEASES.of(
         path="/data-versions",
         operation_id="listDataVersions",
         summary="Loaded data releases",
@@ -39,8 +42,6 @@ OPERATIONS: tuple[Operation[Any], ...] = (
         handler=_list,
         response_schema=page_schema("DataVersion"),
         params=ListDataVersions,
-        tags=("Data releases",),
-        varies=frozenset((RELEASES,)),
     ),
 )
 
@@ -104,7 +105,7 @@ _CHANGES_ABOUT = (
     " in the background) the answer is 503 with Retry-After."
 )
 OPERATIONS += (
-    Operation(
+    _RELEASES.of(
         path="/changes",
         operation_id="listChanges",
         summary="What changed between two releases",
@@ -112,11 +113,9 @@ OPERATIONS += (
         handler=_changes,
         response_schema=page_schema("Change"),
         params=ListChanges,
-        tags=("Data releases",),
-        varies=frozenset((RELEASES,)),
         not_found=True,
     ),
-    Operation(
+    _RELEASES.of(
         path="/changes/summary",
         operation_id="getChangeSummary",
         summary="How many records changed between two releases, by label",
@@ -125,8 +124,6 @@ OPERATIONS += (
         handler=_summary,
         response_schema=ref("ChangeSummary"),
         params=ChangeSummary,
-        tags=("Data releases",),
-        varies=frozenset((RELEASES,)),
         not_found=True,
     ),
 )

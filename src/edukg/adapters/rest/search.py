@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Annotated, Any
 
 from edukg.adapters.params import GradeLevels, Param, SubjectFilter, Uuid
-from edukg.adapters.rest.base import RANKING, SEARCH_COST, Call, Operation
+from edukg.adapters.rest.base import RANKING, SEARCH_COST, Call, Family
 from edukg.model.errors import NotFoundError
 from edukg.model.shapes import Jurisdiction, NormalizedStatementType
 from edukg.model.vocabulary import STANDARD, grade_mask
@@ -128,8 +128,10 @@ _HOW = (
     "by identifier."
 )
 
+_SEARCH = Family(("Search",), cost=SEARCH_COST, varies=frozenset((RANKING,)))
+
 OPERATIONS = (
-    Operation(
+    _SEARCH.of(
         path="/academic-standards/search",
         operation_id="searchAcademicStandards",
         summary="Search academic standards",
@@ -140,10 +142,8 @@ OPERATIONS = (
         response_schema=_results("StandardsFrameworkItem"),
         params=SearchStandards,
         tags=("Academic standards", "Search"),
-        cost=SEARCH_COST,
-        varies=frozenset((RANKING,)),
     ),
-    Operation(
+    _SEARCH.of(
         path="/learning-components/search",
         operation_id="searchLearningComponents",
         summary="Search learning components",
@@ -152,10 +152,8 @@ OPERATIONS = (
         response_schema=_results("LearningComponent"),
         params=SearchComponents,
         tags=("Learning components", "Search"),
-        cost=SEARCH_COST,
-        varies=frozenset((RANKING,)),
     ),
-    Operation(
+    _SEARCH.of(
         path="/durable-skills/search",
         operation_id="searchDurableSkills",
         summary="Search durable skills",
@@ -164,7 +162,5 @@ OPERATIONS = (
         response_schema=_results("DurableSkill"),
         params=SearchSkills,
         tags=("Durable skills", "Search"),
-        cost=SEARCH_COST,
-        varies=frozenset((RANKING,)),
     ),
 )

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Annotated, Any
 
 from edukg.adapters.params import CaseUuidPath, GradeLevels, Param, SubjectFilter, Uuid
-from edukg.adapters.rest.base import ALIGNMENT, RANKING, Call, Operation, ref
+from edukg.adapters.rest.base import ALIGNMENT, RANKING, Call, Family, Operation, ref
 from edukg.model.alignment import encode
 from edukg.model.errors import ValidationError
 from edukg.model.shapes import Jurisdiction, NormalizedStatementType
@@ -190,8 +190,13 @@ _SIMILAR_ABOUT = (
     " outside mathematics carry none, and in the sample only California's standards do)."
 )
 
+# Aligning a text and finding similar standards rank as search does, and score by the
+# alignment engine's version: both are part of their answers' tags.
+_TEXT = Family(TAGS, ALIGN_COST, TEXT_COST_CHARS, frozenset((RANKING, ALIGNMENT)), not_found=True)
+_SIMILAR = Family(TAGS, SIMILAR_COST, varies=frozenset((RANKING, ALIGNMENT)), not_found=True)
+
 OPERATIONS: tuple[Operation[Any], ...] = (
-    Operation(
+    _TEXT.of(
         path="/alignments",
         operation_id="alignTextToStandards",
         summary="Align a text to standards, with the evidence (edukg extension)",
@@ -199,14 +204,9 @@ OPERATIONS: tuple[Operation[Any], ...] = (
         handler=_align,
         response_schema=ref("TextAlignment"),
         params=AlignBody,
-        tags=TAGS,
-        not_found=True,
-        cost=ALIGN_COST,
-        text_cost_chars=TEXT_COST_CHARS,
-        varies=frozenset((RANKING, ALIGNMENT)),
         method="POST",
     ),
-    Operation(
+    _TEXT.of(
         path="/alignments/check",
         operation_id="checkTextAgainstStandard",
         summary="Check a text against one standard, component by component (edukg extension)",
@@ -214,14 +214,9 @@ OPERATIONS: tuple[Operation[Any], ...] = (
         handler=_check,
         response_schema=ref("StandardCheck"),
         params=CheckBody,
-        tags=TAGS,
-        not_found=True,
-        cost=ALIGN_COST,
-        text_cost_chars=TEXT_COST_CHARS,
-        varies=frozenset((RANKING, ALIGNMENT)),
         method="POST",
     ),
-    Operation(
+    _SIMILAR.of(
         path="/academic-standards/{caseIdentifierUUID}/similar",
         operation_id="listSimilarStandards",
         summary="A standard's counterparts elsewhere, by meaning (edukg extension)",
@@ -229,9 +224,5 @@ OPERATIONS: tuple[Operation[Any], ...] = (
         handler=_similar,
         response_schema=ref("SimilarStandards"),
         params=SimilarParams,
-        tags=TAGS,
-        not_found=True,
-        cost=SIMILAR_COST,
-        varies=frozenset((RANKING, ALIGNMENT)),
     ),
 )
