@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.edukg-installed
 
-.PHONY: setup lock demo serve test fuzz lint format docs bench bench-guard soak clean train
+.PHONY: setup lock demo serve test fuzz lint format docs bench bench-settled bench-guard soak clean train
 
 setup: $(STAMP)
 
@@ -38,6 +38,8 @@ lock: setup
 # URL and serve
 # (another port: make demo PORT=8001).
 PORT ?= 8000
+# The revision the benchmarks that compare (bench, bench-guard) measure against.
+BEFORE ?= b8de298
 demo: $(SERVING)
 	$(BIN)/edukg quickstart --port $(PORT)
 
@@ -73,45 +75,56 @@ format: setup
 train: setup
 	$(BIN)/python train/subject_gate.py
 
-# About 25 minutes on 2 cores (most of it embedding the export). Needs wrk and nginx (apt-get install wrk nginx); installs
-# datasette, the alternative the serve benchmark compares with.
+# The benchmarks a round reruns: about 25 minutes on 2 cores (most of it embedding the
+# export). Needs wrk and nginx (apt-get install wrk nginx); installs datasette, the
+# alternative the serve benchmark compares with. Each is a module: python -m bench.NAME.
 bench: setup
 	$(BIN)/python -m pip install --quiet -e '.[dev,bench]'
 	$(BIN)/edukg generate .bench/export --scale full --seed 7
-	$(BIN)/python bench/load.py .bench/export
+	$(BIN)/python -m bench.load .bench/export
 	$(BIN)/edukg load .bench/export --db .bench/full.db --no-index
-	$(BIN)/python bench/serve.py --db .bench/full.db
-	$(BIN)/python bench/compression.py --db .bench/full.db
-	$(BIN)/python bench/case_package.py --db .bench/full.db
-	$(BIN)/python bench/case_flood.py
-	$(BIN)/python bench/case_load_memory.py --mb 20 80 160
-	$(BIN)/python bench/releases.py --export .bench/export
-	$(BIN)/python bench/changes.py --export .bench/export
-	$(BIN)/python bench/search_latency.py .bench/export
-	$(BIN)/python bench/search_eval.py
-	$(BIN)/python bench/embed_runtimes.py
-	$(BIN)/python bench/soak.py --seconds 30
-	$(BIN)/python bench/backends.py
-	$(BIN)/python bench/workers.py
-	$(BIN)/python bench/pg_load.py --rounds 1
-	$(BIN)/python bench/fairness.py
-	$(BIN)/python bench/response_cache.py
-	$(BIN)/python bench/hot_path.py --pg $${EDUKG_BENCH_PG:-postgresql://postgres@127.0.0.1:5432/postgres}
-	$(BIN)/python bench/pipeline_cost.py
-	$(BIN)/python bench/routing.py
-	$(BIN)/python bench/crosswalks.py --export .bench/export
-	$(BIN)/python bench/align_eval.py
-	$(BIN)/python bench/align_latency.py
+	$(BIN)/python -m bench.serve --db .bench/full.db
+	$(BIN)/python -m bench.case_package --db .bench/full.db
+	$(BIN)/python -m bench.case_flood
+	$(BIN)/python -m bench.releases --export .bench/export
+	$(BIN)/python -m bench.changes --export .bench/export
+	$(BIN)/python -m bench.search_latency .bench/export
+	$(BIN)/python -m bench.search_eval
+	$(BIN)/python -m bench.soak --seconds 30
+	$(BIN)/python -m bench.backends
+	$(BIN)/python -m bench.fairness
+	$(BIN)/python -m bench.hostile
+	$(BIN)/python -m bench.hot_path --before $(BEFORE) --pg $${EDUKG_BENCH_PG:-postgresql://postgres@127.0.0.1:5432/postgres}
+	$(BIN)/python -m bench.pipeline_cost --before $(BEFORE)
+	$(BIN)/python -m bench.pipeline_cost --before $(BEFORE) --uncached
+	$(BIN)/python -m bench.crosswalks --export .bench/export
+	$(BIN)/python -m bench.align_eval
+	$(BIN)/python -m bench.align_latency
+
+# The benchmarks behind decisions already taken (gzip's level and floor, the package
+# limit, the embedding runtime, workers per core, COPY for PostgreSQL, the wire
+# protocol, a cache entry's overhead, the route table): rerun when one is revisited.
+bench-settled: setup
+	$(BIN)/python -m pip install --quiet -e '.[dev,bench]'
+	$(BIN)/edukg generate .bench/export --scale full --seed 7
+	$(BIN)/edukg load .bench/export --db .bench/full.db --no-index
+	$(BIN)/python -m bench.compression --db .bench/full.db
+	$(BIN)/python -m bench.case_load_memory --mb 20 80 160
+	$(BIN)/python -m bench.embed_runtimes
+	$(BIN)/python -m bench.workers
+	$(BIN)/python -m bench.pg_load --rounds 1
+	$(BIN)/python -m bench.pg_wire
+	$(BIN)/python -m bench.response_cache
+	$(BIN)/python -m bench.routing
 
 # The cached answer's guard: the hit and the mix against an earlier revision in one run,
 # alternated (about 4 minutes); fails on a loss over 10%. make bench-guard BEFORE=REV
-BEFORE ?= b8de298
 bench-guard: setup
-	$(BIN)/python bench/hot_path.py --before $(BEFORE) --guard 0.10
+	$(BIN)/python -m bench.hot_path --before $(BEFORE) --guard 0.10
 
 # The full soak: 2 minutes at 64 connections; zero errors and flat memory expected.
 soak: setup
-	$(BIN)/python bench/soak.py --seconds 120 --connections 64
+	$(BIN)/python -m bench.soak --seconds 120 --connections 64
 
 clean:
 	rm -rf $(VENV) build *.egg-info src/*.egg-info .pytest_cache .mypy_cache .ruff_cache

@@ -1,6 +1,6 @@
 """Alignment quality on real data, beside search, in one run.
 
-    python bench/align_eval.py [--shared ../shared] [--fit] [--skip-sample]
+    python -m bench.align_eval [--shared ../shared] [--fit] [--skip-sample]
 
 1. Real problems (../shared/data/alignment-dev/mathfish-dev.jsonl, labelled by their
    publishers) aligned to the sample's Multi-State standards, whole text, limit 10: hit@1,
@@ -31,31 +31,29 @@ at run time and never copied; see docs/search.md, "Aligning a text".
 from __future__ import annotations
 
 import argparse
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 import orjson
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT / "src"), str(ROOT)]
-
-from edukg.ingest.builder import load  # noqa: E402
-from edukg.ingest.index import index  # noqa: E402
-from edukg.model.vocabulary import STANDARD, grade_mask  # noqa: E402
-from edukg.services.alignment_scoring import BANDS  # noqa: E402
-from edukg.services.search import search_standards  # noqa: E402
-from edukg.store import open_store  # noqa: E402
-from edukg.store.base import Search, Store  # noqa: E402
-from harness import counterparts, mathfish  # noqa: E402
-from harness.alignment_eval import (  # noqa: E402
+from edukg.ingest.builder import load
+from edukg.ingest.index import index
+from edukg.model.vocabulary import STANDARD, grade_mask
+from edukg.services.alignment_scoring import BANDS
+from edukg.services.search import search_standards
+from edukg.store import open_store
+from edukg.store.base import Search, Store
+from harness import counterparts, mathfish
+from harness.alignment_eval import (
     measure_joined,
     measure_similar,
     measure_single,
     prepare,
     report,
 )
+
+ROOT = Path(__file__).resolve().parents[1]
 
 EDGES = tuple(low for low, _, _ in BANDS)  # the score bands, from their one source
 

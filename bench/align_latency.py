@@ -1,6 +1,6 @@
 """Latency of aligning a text and of similar standards, one worker, one connection.
 
-    python bench/align_latency.py [--sample ../shared/data/kg-sample] [--db INDEXED.db]
+    python -m bench.align_latency [--sample ../shared/data/kg-sample] [--db INDEXED.db]
 
 Loads and indexes the sample (or takes a database already indexed), starts `edukg serve`
 with one worker and the response cache off, and sends sequential requests over one
@@ -20,7 +20,6 @@ import os
 import random
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -28,14 +27,13 @@ from pathlib import Path
 import httpx
 import orjson
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "bench"))
-sys.path.insert(0, str(ROOT / "src"))
+from bench.serve import BASE
+from edukg.ingest.builder import load
+from edukg.ingest.index import index
+from edukg.store import open_key_store
+from harness.processes import EDUKG, free_port, wait_port
 
-from edukg.ingest.builder import load  # noqa: E402
-from edukg.ingest.index import index  # noqa: E402
-from edukg.store import open_key_store  # noqa: E402
-from serve import BASE, free_port, wait_port  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 ROUNDS = {"align 2k": 40, "align 20k": 15, "20k again": 15, "check 2k": 40, "similar": 80,
           "search": 80}  # fmt: skip
@@ -93,7 +91,7 @@ def main() -> None:
         port = free_port()
         env = {**os.environ, "EDUKG_RESPONSE_CACHE_MB": "0"}
         server = subprocess.Popen(
-            [sys.executable, "-m", "edukg.cli", "serve", "--db", db, "--port", str(port),
+            [*EDUKG, "serve", "--db", db, "--port", str(port),
              "--workers", "1", "--no-access-log"],
             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )  # fmt: skip

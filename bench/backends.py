@@ -1,7 +1,7 @@
 """Backends benchmark: one worker on SQLite against one worker on PostgreSQL, the same
 requests, the same data; then PostgreSQL 60 ms away, and a Redis that never answers.
 
-    python bench/backends.py [--export DIR] [--seconds 10] [--rounds 3]
+    python -m bench.backends [--export DIR] [--seconds 10] [--rounds 3]
 
 1. Closed loop: wrk -t1 -c32 over about 850 distinct lookups (bench/hot_path.py's mix),
    each server alone, the backends alternating round by round: requests per second and
@@ -39,15 +39,13 @@ from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
+from bench.hot_path import mix_paths
+from bench.open_loop import run as open_loop
+from harness.network import LatencyProxy, SilentServer
+from harness.processes import EDUKG, free_port, wait_port
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT / "src"), str(ROOT), str(ROOT / "bench")]
 
-from harness.network import LatencyProxy, SilentServer  # noqa: E402
-from hot_path import mix_paths  # noqa: E402
-from open_loop import run as open_loop  # noqa: E402
-from serve import free_port, wait_port  # noqa: E402
-
-EDUKG = [sys.executable, "-m", "edukg.cli"]
 PG_ADMIN = os.environ.get("EDUKG_BENCH_PG", "postgresql://postgres@127.0.0.1:5432/postgres")
 
 

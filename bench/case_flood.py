@@ -1,6 +1,6 @@
 """Keyless CASE clients flooding packages, and a keyed client's searches meanwhile.
 
-    python bench/case_flood.py [--export DIR] [--seconds 20] [--clients 12]
+    python -m bench.case_flood [--export DIR] [--seconds 20] [--clients 12]
 
 Loads the export (the real sample by default) and a generated CASE framework of 60,000
 items (`--package-items`; its package is about 60 MB) into a scratch database and serves
@@ -24,7 +24,6 @@ import secrets
 import sqlite3
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 from collections import Counter
@@ -33,13 +32,11 @@ from typing import Any
 
 import httpx
 
+from bench.case_load_memory import package
+from harness.processes import EDUKG, free_port, wait_port
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT / "src"), str(ROOT / "bench")]
 
-from case_load_memory import package  # noqa: E402
-from serve import free_port, wait_port  # noqa: E402
-
-EDUKG = [sys.executable, "-m", "edukg.cli"]
 SAMPLE = ROOT.parent / "shared" / "data" / "kg-sample"
 
 

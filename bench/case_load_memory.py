@@ -1,6 +1,6 @@
 """Loading a large CASE package: time and the load's peak memory, by package size.
 
-    python bench/case_load_memory.py [--mb 20 80 160]
+    python -m bench.case_load_memory [--mb 20 80 160]
 
 Writes a CFPackage of about each size (a framework of strands and standards, each with
 its isChildOf association and a typical statement), loads it into a scratch SQLite
@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import os
 import subprocess
-import sys
 import tempfile
 import time
 import uuid
@@ -23,7 +22,8 @@ from pathlib import Path
 
 import orjson
 
-EDUKG = [sys.executable, "-m", "edukg.cli"]
+from harness.processes import EDUKG
+
 _PER_ITEM = 1_150  # bytes of JSON per item with its association, about
 _BASE = "https://case.example.org/ims/case/v1p1"
 

@@ -1,6 +1,6 @@
 """CFPackages on the largest framework: time to first byte, total time, worker memory.
 
-    python bench/case_package.py [--export DIR] [--db FILE] [--rounds 5]
+    python -m bench.case_package [--export DIR] [--db FILE] [--rounds 5]
 
 Loads the export (the full-scale generated one by default) unless the database exists,
 finds the framework with the most items, serves it with one worker (CASE paths public,
@@ -16,16 +16,14 @@ import argparse
 import sqlite3
 import statistics
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import httpx
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "bench"))
+from harness.processes import EDUKG, free_port, wait_port
 
-from serve import free_port, wait_port  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def _memory_kib(pid: int) -> dict[str, int]:
@@ -82,7 +80,7 @@ def main() -> None:
     parser.add_argument("--db", default=str(ROOT / ".bench" / "case.db"))
     parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args()
-    edukg = [sys.executable, "-m", "edukg.cli"]
+    edukg = [*EDUKG]
     if not Path(args.db).exists():
         subprocess.run([*edukg, "load", args.export, "--db", args.db, "--no-index"], check=True)
     case_uuid, items = _largest(args.db)

@@ -1,7 +1,7 @@
 """The change feed at full scale: how long computing the changes of two releases takes,
 the memory it needs and the disk the kept changes take.
 
-    python bench/changes.py [--export DIR] [--pg URL] [--edits 3000]
+    python -m bench.changes [--export DIR] [--pg URL] [--edits 3000]
 
 Release 1.0.0 is the export (the full-scale generated one by default); release 2.0.0 is
 a copy with about `--edits` records changed: standards reworded, removed (with their
@@ -27,12 +27,10 @@ from pathlib import Path
 
 import orjson
 
+from edukg.cli.output import size_text
+from harness.processes import EDUKG
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "src"))
-
-from edukg.cli.output import size_text  # noqa: E402
-
-EDUKG = [sys.executable, "-m", "edukg.cli"]
 
 
 def _edited(export: Path, out: Path, edits: int) -> None:

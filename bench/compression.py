@@ -1,6 +1,6 @@
 """Compression benchmark: what gzip costs and saves, by response size.
 
-    python bench/compression.py --db LOADED.db [--seconds 8]
+    python -m bench.compression --db LOADED.db [--seconds 8]
 
 Part 1, in process: real response bodies of the loaded data, from under a hundred bytes
 to a page of 100 standards; for each, the time to gzip it at levels 1 (edukg's), 5 and 9
@@ -25,12 +25,11 @@ from pathlib import Path
 
 import httpx
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "src"))
-sys.path.insert(0, str(ROOT / "bench"))
+from bench.serve import BASE, wrk
+from edukg.app.compression import GZIP_LEVEL, GZIP_MIN_BYTES
+from harness.processes import EDUKG, free_port, wait_port
 
-from edukg.app.compression import GZIP_LEVEL, GZIP_MIN_BYTES  # noqa: E402
-from serve import BASE, free_port, wait_port, wrk  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def paths(db: str) -> list[str]:
@@ -87,7 +86,7 @@ def main() -> int:
     if not shutil.which("wrk"):
         print("needs wrk: apt-get install wrk", file=sys.stderr)
         return 2
-    edukg = [sys.executable, "-m", "edukg.cli"]
+    edukg = [*EDUKG]
     key = subprocess.run([*edukg, "keys", "create", f"gzip-{os.getpid()}", "--rate", "0", "--db", args.db],
                          check=True, capture_output=True, text=True).stdout.splitlines()[-1]  # fmt: skip
     plain = {"x-api-key": key}

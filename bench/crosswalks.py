@@ -1,6 +1,6 @@
 """Crosswalks between any two frameworks and curriculum coverage, at full scale.
 
-    python bench/crosswalks.py [--export DIR] [--rev REV] [--rounds 3] [--frameworks 20]
+    python -m bench.crosswalks [--export DIR] [--rev REV] [--rounds 3] [--frameworks 20]
 
 On the full-scale generated export (its learning components shared across states within a
 subject, as in the real export):
@@ -24,7 +24,6 @@ import os
 import sqlite3
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 from collections import defaultdict
@@ -34,13 +33,12 @@ from typing import Any
 import httpx
 import orjson
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "bench"))
-sys.path.insert(0, str(ROOT / "src"))
+from bench.serve import BASE
+from edukg.store import open_key_store
+from harness.processes import EDUKG, free_port, wait_port
+from harness.revisions import checkout, load_seconds
 
-from edukg.store import open_key_store  # noqa: E402
-from serve import BASE, free_port, wait_port  # noqa: E402
-from versions import checkout, load_seconds  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 BEFORE = "c216e6f"  # the last revision without derived crosswalks
 
@@ -148,7 +146,7 @@ def requests(db: str, frameworks: int) -> dict[str, float]:
     keys.close()
     port = free_port()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "edukg.cli", "serve", "--db", db, "--port", str(port),
+        [*EDUKG, "serve", "--db", db, "--port", str(port),
          "--no-access-log", "--response-cache-mb", "0"],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         env={**os.environ, "PYTHONPATH": str(ROOT / "src")},

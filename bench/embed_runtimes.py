@@ -1,7 +1,7 @@
 """Embedding runtimes compared: edukg's (ONNX Runtime, int8), the NumPy float32 reference
 model (kept as the tests' oracle) and sentence-transformers (torch).
 
-    python bench/embed_runtimes.py [--torch-python /path/to/venv/bin/python] [--texts N]
+    python -m bench.embed_runtimes [--torch-python /path/to/venv/bin/python] [--texts N]
 
 Prints, for each runtime: install size of what it needs, cold start (import and model
 load, in a fresh process), time to embed one query, throughput on sample texts (one
@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -29,8 +30,7 @@ import json, sys, time
 t0 = time.perf_counter()
 texts = json.load(open(sys.argv[2]))
 if sys.argv[1] == "numpy":
-    sys.path.insert(0, sys.argv[4])
-    from harness.numpy_encoder import NumpyEncoder
+    from harness.numpy_encoder import NumpyEncoder  # the checkout's root is on PYTHONPATH
     model = NumpyEncoder()
     encode = lambda batch: model.encode(batch)
 elif sys.argv[1] == "onnx":
@@ -80,7 +80,8 @@ def _size(python: str, packages: list[str]) -> float:
 
 def _probe(python: str, runtime: str, texts: Path, out: Path) -> dict[str, float]:
     result = subprocess.run(
-        [python, "-c", _PROBE, runtime, str(texts), str(out), str(HERE.parent)],
+        [python, "-c", _PROBE, runtime, str(texts), str(out)],
+        env={**os.environ, "PYTHONPATH": str(HERE.parent)},
         capture_output=True,
         text=True,
         check=True,

@@ -1,6 +1,6 @@
 """Fairness benchmark: another key's plain lookups while one key floods searches.
 
-    python bench/fairness.py [--export DIR] [--seconds 10]
+    python -m bench.fairness [--export DIR] [--seconds 10]
 
 One `edukg serve` worker on SQLite (pinned to core 0). The flooding key has no rate
 limit (the default for a key made without --rate) and keeps 16 searches in flight;
@@ -23,12 +23,10 @@ from pathlib import Path
 
 import httpx
 
+from harness.processes import EDUKG, free_port, wait_port
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT / "src"), str(ROOT / "bench")]
 
-from serve import free_port, wait_port  # noqa: E402
-
-EDUKG = [sys.executable, "-m", "edukg.cli"]
 QUERY = "adding and subtracting fractions with unlike denominators using equivalent fractions"
 
 

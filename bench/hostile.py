@@ -2,7 +2,7 @@
 sample (indexed), the attacks of the fourth round of red-team findings, and another key's
 requests meanwhile.
 
-    python bench/hostile.py [--sample ../shared/data/kg-sample] [--seconds 15] [--before]
+    python -m bench.hostile [--sample ../shared/data/kg-sample] [--seconds 15] [--before]
 
 1. A 20,000-character text of "a", one run of spaces and digits (POST /alignments): its latency,
    and another key's cached GETs meanwhile (p50 / p95). Targets: the text well under
@@ -33,7 +33,6 @@ import gc
 import socket
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 import tracemalloc
@@ -41,12 +40,10 @@ from pathlib import Path
 
 import httpx
 
+from bench.serve import BASE, rss_mb
+from harness.processes import EDUKG, free_port, wait_port
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT / "src"), str(ROOT / "bench")]
-
-from serve import BASE, free_port, rss_mb, wait_port  # noqa: E402
-
-EDUKG = [sys.executable, "-m", "edukg.cli"]
 
 
 def _key(db: str, name: str) -> str:

@@ -1,6 +1,6 @@
 """What a cache hit costs: edukg against HTTP itself, in one run.
 
-    python bench/hot_path.py [--export DIR] [--rounds 3] [--seconds 6] [--before REV]
+    python -m bench.hot_path [--export DIR] [--rounds 3] [--seconds 6] [--before REV]
                              [--guard 0.10]
 
 Every server is one process pinned to core 0; wrk (-t1 -c32) runs on core 1. Kinds, each
@@ -39,18 +39,16 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "bench"))
+from bench.serve import BASE
+from bench.serve import wrk as serve_wrk
+from harness.processes import EDUKG, free_port, wait_port
+from harness.revisions import checkout
 
-from serve import BASE, free_port, wait_port  # noqa: E402
-from serve import wrk as serve_wrk  # noqa: E402
-from versions import checkout  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 SAMPLE = ROOT.parent / "shared" / "data" / "kg-sample"
 _TRIVIAL = textwrap.dedent(
     """
-    import sys
-    sys.path.insert(0, {src!r})
     from edukg.adapters import server
     BODY = open({body!r}, "rb").read()
     HEADERS = [(b"content-type", b"application/json"),
@@ -132,7 +130,7 @@ def running(command: list[str], port: int, env: dict[str, str] | None = None) ->
 
 
 def _edukg(src: Path, db: str, port: int, cache: bool, log: bool) -> list[str]:
-    cmd = [sys.executable, "-m", "edukg.cli", "serve", "--db", db, "--port", str(port)]
+    cmd = [*EDUKG, "serve", "--db", db, "--port", str(port)]
     return (
         cmd + ([] if log else ["--no-access-log"]) + ([] if cache else ["--response-cache-mb", "0"])
     )
@@ -156,7 +154,7 @@ def main() -> int:
             trees["before"] = stack.enter_context(checkout(args.before))
         db = str(Path(tmp) / "hot.db")
         env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
-        cli = [sys.executable, "-m", "edukg.cli"]
+        cli = [*EDUKG]
         subprocess.run([*cli, "load", args.export, "--db", db, "--no-index"], env=env,
                        check=True, capture_output=True)  # fmt: skip
         made = subprocess.run([*cli, "keys", "create", "hot", "--rate", "0", "--db", db],
@@ -216,7 +214,7 @@ def _postgres(url: str, export: str, env: dict[str, str]) -> Iterator[str]:
         admin.execute(f'CREATE DATABASE "{name}"')
     db = url.rsplit("/", 1)[0] + "/" + name
     try:
-        subprocess.run([sys.executable, "-m", "edukg.cli", "load", export, "--db", db,
+        subprocess.run([*EDUKG, "load", export, "--db", db,
                         "--no-index"], env=env, check=True, capture_output=True)  # fmt: skip
         yield db
     finally:
@@ -235,9 +233,7 @@ def _kinds(
         return ["nginx", "-c", str(nginx_conf)]
 
     def asgi(port: int) -> list[str]:
-        trivial.write_text(
-            _TRIVIAL.format(src=str(ROOT / "src"), body=f"{tmp}/www/body", port=port)
-        )
+        trivial.write_text(_TRIVIAL.format(body=f"{tmp}/www/body", port=port))
         return [sys.executable, str(trivial)]
 
     kinds: dict[str, tuple[Any, Any, str]] = {"nginx": (nginx, None, "one"),

@@ -1,6 +1,6 @@
 """Load benchmark: time to load an export against the time merely to parse it.
 
-    python bench/load.py [EXPORT_DIR]     (default: ../shared/data/kg-sample)
+    python -m bench.load [EXPORT_DIR]     (default: ../shared/data/kg-sample)
 
 Prints the parse floor (orjson over every line of both files), the full load
 into a fresh SQLite file, their ratio, the loader's peak RSS and the file size.
@@ -17,6 +17,8 @@ import time
 from pathlib import Path
 
 import orjson
+
+from harness.processes import EDUKG
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT = ROOT.parent / "shared" / "data" / "kg-sample"
@@ -45,7 +47,7 @@ def main() -> int:
         db = Path(tmp) / "bench.db"
         started = time.perf_counter()
         subprocess.run(
-            [sys.executable, "-m", "edukg.cli", "load", str(export), "--db", str(db), "--no-index"],
+            [*EDUKG, "load", str(export), "--db", str(db), "--no-index"],
             check=True,
             stdout=subprocess.DEVNULL,
         )

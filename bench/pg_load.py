@@ -1,6 +1,6 @@
 """Load time on PostgreSQL against SQLite, the same export, alternating, in one run.
 
-    python bench/pg_load.py [--export DIR] [--rounds 3] [--before REV]
+    python -m bench.pg_load [--export DIR] [--rounds 3] [--before REV]
 
 Each round loads the export (`edukg load --no-index`) into a fresh SQLite file and into a
 fresh PostgreSQL database (PG_ADMIN's server, default the local one), and, with
@@ -19,10 +19,9 @@ import statistics
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "bench"))
+from harness.revisions import checkout, load_seconds
 
-from versions import checkout, load_seconds  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 PG_ADMIN = os.environ.get("EDUKG_TEST_PG", "postgresql://postgres@127.0.0.1:5432/postgres")
 

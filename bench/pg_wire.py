@@ -1,6 +1,6 @@
 """store/pg_wire.py alone against psycopg 3 set up for speed, on the same statements.
 
-    python bench/pg_wire.py [--pg URL] [--export ../shared/data/kg-sample] [--rounds 3]
+    python -m bench.pg_wire [--pg URL] [--export ../shared/data/kg-sample] [--rounds 3]
 
 Loads the export into a scratch PostgreSQL database, then runs the request path's own
 statements (a record by identifier, a page of a framework's items, a pre-encoded row, a
@@ -22,7 +22,6 @@ import os
 import secrets
 import statistics
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable
@@ -32,12 +31,11 @@ from urllib.parse import urlsplit, urlunsplit
 
 import psycopg
 
+from edukg.store.pg_wire import WireReader
+from harness.processes import EDUKG
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT / "src")]
 
-from edukg.store.pg_wire import WireReader  # noqa: E402
-
-EDUKG = [sys.executable, "-m", "edukg.cli"]
 PG_ADMIN = os.environ.get("EDUKG_BENCH_PG", "postgresql://postgres@127.0.0.1:5432/postgres")
 
 Runner = Callable[[str, list[Any]], list[tuple[Any, ...]]]

@@ -1,7 +1,7 @@
 """What the app itself spends on a cached answer, without the HTTP server: microseconds
 per request, and where they go.
 
-    python bench/pipeline_cost.py [--before REV] [--rounds 5] [--profile] [--access-log]
+    python -m bench.pipeline_cost [--before REV] [--rounds 5] [--profile] [--access-log]
                                   [--uncached]
 
 Loads the sample into a temporary SQLite file, then calls the ASGI app directly with one
@@ -26,10 +26,10 @@ import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "bench"))
+from harness.processes import EDUKG
+from harness.revisions import checkout
 
-from versions import checkout  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 SAMPLE = ROOT.parent / "shared" / "data" / "kg-sample"
 _RUN = """
@@ -95,7 +95,7 @@ def main() -> int:
         if args.before:
             trees["before"] = stack.enter_context(checkout(args.before))
         db = str(Path(tmp) / "cost.db")
-        subprocess.run([sys.executable, "-m", "edukg.cli", "load", args.export, "--db", db,
+        subprocess.run([*EDUKG, "load", args.export, "--db", db,
                         "--no-index"], check=True, capture_output=True,
                        env={**os.environ, "PYTHONPATH": str(ROOT / "src")})  # fmt: skip
         figures: dict[str, list[float]] = {name: [] for name in trees}

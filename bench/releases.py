@@ -1,7 +1,7 @@
 """Several releases at full scale: disk per release, load and switch times, and what a
 pinned request costs against an unpinned one.
 
-    python bench/releases.py [--export DIR] [--pg URL] [--seconds 8] [--rounds 3]
+    python -m bench.releases [--export DIR] [--pg URL] [--seconds 8] [--rounds 3]
 
 Loads the export (the full-scale generated one by default) twice into a fresh SQLite
 location, as 1.0.0 and 2.0.0 (the same records: disk per release does not depend on what
@@ -27,15 +27,12 @@ from pathlib import Path
 
 import httpx
 
+from bench.serve import BASE, wrk
+from edukg.cli.output import size_text
+from edukg.store import open_releases
+from harness.processes import EDUKG, free_port, wait_port
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "bench"))
-sys.path.insert(0, str(ROOT / "src"))
-
-from edukg.cli.output import size_text  # noqa: E402
-from edukg.store import open_releases  # noqa: E402
-from serve import BASE, free_port, wait_port, wrk  # noqa: E402
-
-EDUKG = [sys.executable, "-m", "edukg.cli"]
 
 
 def _load(export: str, db: str, version: str) -> float:

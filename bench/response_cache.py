@@ -1,6 +1,6 @@
 """Response cache memory: a million distinct small entries against a 64 MiB budget.
 
-    python bench/response_cache.py [--entries 1000000] [--budget-mb 64]
+    python -m bench.response_cache [--entries 1000000] [--budget-mb 64]
 
 Each entry is what a small data response keeps (a 100-byte body, its ETag and headers).
 Prints the process's RSS growth against the budget. Target: within the budget plus a
@@ -15,11 +15,10 @@ import resource
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "src"))
+from edukg.app.http import Representation
+from edukg.app.response_cache import ResponseCache
 
-from edukg.app.http import Representation  # noqa: E402
-from edukg.app.response_cache import ResponseCache  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def rss_mb() -> float:

@@ -1,6 +1,6 @@
 """Finding what answers a path: edukg's route table against Starlette's router.
 
-    python bench/routing.py [--rounds 5]
+    python -m bench.routing [--rounds 5]
 
 Both hold the same routes: the API's 31 operations under the base path, the fixed
 paths, the explorer's and the CASE paths' prefixes, `/mcp`. Each round times every path
@@ -14,20 +14,18 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
+from starlette.routing import Match, Mount, Route, Router
+
+from edukg.adapters.config import DEFAULT_BASE_PATH as BASE
+from edukg.adapters.rest import OPERATIONS
+from edukg.app.entrance import Entrance
+from edukg.app.routing import Router as Table
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "src"))
-
-from starlette.routing import Match, Mount, Route, Router  # noqa: E402
-
-from edukg.adapters.config import DEFAULT_BASE_PATH as BASE  # noqa: E402
-from edukg.adapters.rest import OPERATIONS  # noqa: E402
-from edukg.app.entrance import Entrance  # noqa: E402
-from edukg.app.routing import Router as Table  # noqa: E402
 
 UUID = "6b9bf846-d7cc-11e8-824f-0242ac160002"
 PATHS = [

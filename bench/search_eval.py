@@ -1,6 +1,6 @@
 """Search quality on the sample: recall@1, recall@5 and MRR@10, lexical vs dense vs hybrid.
 
-    python bench/search_eval.py [--sample ../shared/data/kg-sample] [--db postgresql://...]
+    python -m bench.search_eval [--sample ../shared/data/kg-sample] [--db postgresql://...]
 
 Loads the sample into a scratch database, builds its semantic index, then runs every
 query of bench/search_eval/queries.jsonl (typed the way teachers and tutors type:

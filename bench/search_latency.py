@@ -1,6 +1,6 @@
 """Search latency at the real export's scale, lexical and hybrid.
 
-    python bench/search_latency.py [EXPORT_DIR | --db LOADED_AND_INDEXED.db]
+    python -m bench.search_latency [EXPORT_DIR | --db LOADED_AND_INDEXED.db]
 
 Loads the export (by default `edukg generate --scale full --seed 7`) into SQLite and
 builds its semantic index (or takes a database already loaded and indexed), then times
@@ -22,15 +22,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "src"))
+from edukg.ingest import synthetic
+from edukg.ingest.builder import load
+from edukg.model.vocabulary import STANDARD, grade_mask
+from edukg.services import search as searching
+from edukg.store import open_store
+from edukg.store.base import Search
 
-from edukg.ingest import synthetic  # noqa: E402
-from edukg.ingest.builder import load  # noqa: E402
-from edukg.model.vocabulary import STANDARD, grade_mask  # noqa: E402
-from edukg.services import search as searching  # noqa: E402
-from edukg.store import open_store  # noqa: E402
-from edukg.store.base import Search  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 QUERIES = [
     "add fractions with unlike denominators", "place value of digits", "main idea of a text",

@@ -1,7 +1,7 @@
 """Serve benchmark: edukg against the ceiling (nginx, static bytes) and an alternative
 (datasette over the same SQLite file), on identical request mixes.
 
-    python bench/serve.py [--db LOADED.db] [--export DIR] [--seconds 10]
+    python -m bench.serve [--db LOADED.db] [--export DIR] [--seconds 10]
 
 Needs `wrk` and `nginx` (Debian: apt-get install wrk nginx) and `datasette` (pip install
 datasette). Each server is pinned to core 0 and the load generator to core 1 (taskset).
@@ -16,7 +16,6 @@ import argparse
 import asyncio
 import os
 import shutil
-import socket
 import sqlite3
 import subprocess
 import sys
@@ -27,27 +26,11 @@ from urllib.parse import quote
 
 import httpx
 
+from harness.processes import EDUKG, free_port, wait_port
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "src"))
 
 BASE = "/knowledge-graph/v0"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def wait_port(port: int, seconds: float = 30) -> None:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            return
-        except OSError:
-            time.sleep(0.1)
-    raise RuntimeError(f"nothing answered on port {port}")
 
 
 def mix(db: str) -> list[tuple[str, int, str, str]]:
@@ -311,7 +294,7 @@ def main() -> int:
             print(f"needs {tool}: apt-get install wrk nginx", file=sys.stderr)
             return 2
     datasette = shutil.which("datasette") or str(Path(sys.executable).with_name("datasette"))
-    edukg = [sys.executable, "-m", "edukg.cli"]
+    edukg = [*EDUKG]
     tmp = Path(tempfile.mkdtemp(prefix="edukg-serve-bench-"))
     procs: list[subprocess.Popen[bytes]] = []
     try:

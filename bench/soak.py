@@ -1,6 +1,6 @@
 """Soak: a bounded load test against `edukg serve`, for errors and memory growth.
 
-    python bench/soak.py [--seconds 120] [--connections 64] [--db PATH] [--export DIR]
+    python -m bench.soak [--seconds 120] [--connections 64] [--db PATH] [--export DIR]
 
 Starts `edukg serve` on a fresh copy of the data (the demo graph by default, or a
 loaded export), makes an unlimited benchmark key, and drives a fixed mix of requests
@@ -23,10 +23,10 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "src"))
+from edukg.ingest.demo import demo_case_uuid, demo_framework_case_uuid
+from harness.processes import EDUKG
 
-from edukg.ingest.demo import demo_case_uuid, demo_framework_case_uuid  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 BASE = "/knowledge-graph/v0"
 
@@ -112,7 +112,7 @@ def main() -> int:
     parser.add_argument("--connections", type=int, default=64)
     parser.add_argument("--workers", type=int, default=1)
     args = parser.parse_args()
-    edukg = [sys.executable, "-m", "edukg.cli"]
+    edukg = [*EDUKG]
     with tempfile.TemporaryDirectory() as tmp:
         db = str(Path(tmp) / "soak.db")
         subprocess.run([*edukg, "demo", "--db", db], check=True, stdout=subprocess.DEVNULL)

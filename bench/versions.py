@@ -1,6 +1,6 @@
 """Before and after: the serve and load figures of an earlier revision against this tree.
 
-    python bench/versions.py REV [--export DIR] [--rounds 3] [--seconds 8]
+    python -m bench.versions REV [--export DIR] [--rounds 3] [--seconds 8]
 
 Checks REV out into a temporary worktree and runs both versions from the same virtual
 environment (each with its own `src` first on PYTHONPATH), alternating them round by
@@ -13,66 +13,26 @@ mix of bench/serve.py, with the response cache off (the database path) and on. L
 from __future__ import annotations
 
 import argparse
-import contextlib
-import os
 import statistics
 import subprocess
 import sys
 import tempfile
-import time
-from collections.abc import Iterator
 from pathlib import Path
 
+from bench.serve import mix, wrk
+from harness.processes import EDUKG, free_port, tree_env, wait_port
+from harness.revisions import checkout, cli, load_seconds
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "bench"))
-
-from serve import free_port, mix, wait_port, wrk  # noqa: E402
-
-
-def _env(src: Path) -> dict[str, str]:
-    return {**os.environ, "PYTHONPATH": str(src)}
-
-
-def _cli(src: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "edukg.cli", *args],
-        env=_env(src),
-        check=True,
-        capture_output=True,
-        text=True,
-    )
-
-
-def load_seconds(src: Path, export: Path, db: str | None = None) -> float:
-    """Seconds for `edukg load --no-index` of `export` with the edukg at `src` (into `db`,
-    else a fresh SQLite file)."""
-    with tempfile.TemporaryDirectory() as tmp:
-        started = time.perf_counter()
-        _cli(src, "load", str(export), "--db", db or str(Path(tmp) / "bench.db"), "--no-index")
-        return time.perf_counter() - started
-
-
-@contextlib.contextmanager
-def checkout(rev: str) -> Iterator[Path]:
-    """The `src` directory of `rev`, checked out into a temporary worktree meanwhile."""
-    with tempfile.TemporaryDirectory() as tmp:
-        tree = Path(tmp) / "tree"
-        subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "-q", "--detach", str(tree),
-                        rev], check=True)  # fmt: skip
-        try:
-            yield tree / "src"
-        finally:
-            subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(tree)],
-                           check=False)  # fmt: skip
 
 
 def _serve_rps(src: Path, db: str, key: str, paths: list[str], seconds: int, cache: bool) -> float:
     port = free_port()
     extra = [] if cache else ["--response-cache-mb", "0"]
     proc = subprocess.Popen(
-        ["taskset", "-c", "0", sys.executable, "-m", "edukg.cli", "serve", "--db", db,
+        ["taskset", "-c", "0", *EDUKG, "serve", "--db", db,
          "--port", str(port), "--no-access-log", *extra],
-        env=_env(src), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        env=tree_env(src), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )  # fmt: skip
     try:
         wait_port(port)
@@ -93,8 +53,8 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp, checkout(args.rev) as before:
         versions = {"before": before, "after": ROOT / "src"}
         db = str(Path(tmp) / "serve.db")
-        _cli(versions["after"], "load", str(export), "--db", db, "--no-index")
-        key = _cli(versions["after"], "keys", "create", "bench", "--rate", "0", "--db", db)
+        cli(versions["after"], "load", str(export), "--db", db, "--no-index")
+        key = cli(versions["after"], "keys", "create", "bench", "--rate", "0", "--db", db)
         token = key.stdout.splitlines()[-1]
         paths = [path for _, weight, path, _ in mix(db) for _ in range(weight)]
         figures: dict[str, dict[str, list[float]]] = {v: {} for v in versions}

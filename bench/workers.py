@@ -1,6 +1,6 @@
 """Worker processes on each backend: 1, 2 and 4 `edukg serve` workers, SQLite and PostgreSQL.
 
-    python bench/workers.py [--export DIR] [--seconds 8] [--rounds 3]
+    python -m bench.workers [--export DIR] [--seconds 8] [--rounds 3]
 
 The same request mix and client as bench/backends.py (wrk, 32 connections, response
 cache off), but nothing pinned: the workers, PostgreSQL and wrk share the machine's
@@ -17,12 +17,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "bench"))
-sys.path.insert(0, str(ROOT))
+from bench.backends import key_for, loaded, wrk
+from bench.serve import mix
+from harness.processes import EDUKG, free_port, wait_port
 
-from backends import EDUKG, key_for, loaded, wrk  # noqa: E402
-from serve import free_port, mix, wait_port  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def _serve(db: str, workers: int) -> tuple[subprocess.Popen[bytes], int]:

@@ -6,7 +6,6 @@ and the check's quality on the dev problems (floors a little under bench/align_e
 from __future__ import annotations
 
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,6 +16,7 @@ import pytest
 
 from edukg.store import open_store
 from harness import mathfish
+from harness.processes import EDUKG
 from tests.conftest import Api, _serve, error_of
 from tests.mcp_client import call, call_error, session
 from tests.support import BASE, SHARED
@@ -145,7 +145,7 @@ async def test_the_mcp_tool(indexed: Api) -> None:
 
 
 def _cli(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "edukg.cli", *args], input=stdin,
+    return subprocess.run([*EDUKG, *args], input=stdin,
                           capture_output=True, text=True, timeout=120, check=False)  # fmt: skip
 
 

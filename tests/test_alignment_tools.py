@@ -6,7 +6,6 @@ from __future__ import annotations
 import csv
 import io
 import subprocess
-import sys
 from typing import Any
 
 import orjson
@@ -14,6 +13,7 @@ import pytest
 
 from edukg.ingest.demo import demo_case_uuid, demo_framework_case_uuid
 from edukg.model.vocabulary import code_order
+from harness.processes import EDUKG
 from tests.conftest import Api
 from tests.mcp_client import call, call_error, session
 
@@ -22,7 +22,7 @@ VT, MS = demo_framework_case_uuid("vt-math"), demo_framework_case_uuid("ms-math"
 
 def _edukg(db: str, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "edukg.cli", *args, "--db", db],
+        [*EDUKG, *args, "--db", db],
         capture_output=True, text=True, check=False, timeout=120,
     )  # fmt: skip
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import http.server
 import subprocess
-import sys
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -42,6 +41,7 @@ from harness.case_packages import (
     uuid_of,
     write,
 )
+from harness.processes import EDUKG
 from tests.conftest import Api, error_of
 from tests.support import SAMPLE
 
@@ -159,7 +159,7 @@ def test_every_association_type_and_the_slips(
     # The other CASE types are kept under their CASE names (exported, not shown here).
     export = tmp_path / "out"
     done = subprocess.run(
-        [sys.executable, "-m", "edukg.cli", "export", str(export), "--db", fresh_db],
+        [*EDUKG, "export", str(export), "--db", fresh_db],
         check=False, capture_output=True, text=True, timeout=120,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
@@ -272,7 +272,7 @@ def test_a_broken_package_fails_the_load_and_changes_nothing(
 def test_packages_alone_onto_served_data_need_replace(tmp_path: Path, fresh_db: str) -> None:
     load([str(SAMPLE)], fresh_db, "1.0.0")
     before = _content_id(fresh_db)
-    command = [sys.executable, "-m", "edukg.cli", "load", str(ACT), "--db", fresh_db, "--no-index"]
+    command = [*EDUKG, "load", str(ACT), "--db", fresh_db, "--no-index"]
     refused = subprocess.run(command, check=False, capture_output=True, text=True, timeout=300)
     assert refused.returncode != 0
     assert "--replace" in refused.stdout + refused.stderr
@@ -290,7 +290,7 @@ def test_a_package_over_the_limit_is_refused_in_one_line(tmp_path: Path) -> None
     items = [item(n, f"AL.{n}", "Add and subtract within 20 " * 20) for n in range(1, 1800)]
     big = write(tmp_path / "big.json", package(items, [assoc(1, "isChildOf", uuid_of(1), DOC)]))
     assert 1 << 20 < big.stat().st_size < 2 << 20
-    command = [sys.executable, "-m", "edukg.cli", "load", str(big), "--db", fresh_db,
+    command = [*EDUKG, "load", str(big), "--db", fresh_db,
                "--no-index", "--data-version", "1.0.0"]  # fmt: skip
     refused = subprocess.run([*command, "--max-package-mb", "1"], check=False,
                              capture_output=True, text=True, timeout=300)  # fmt: skip

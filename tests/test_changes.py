@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import subprocess
-import sys
 import time
 import uuid
 from collections.abc import Iterator
@@ -17,6 +16,7 @@ from edukg.ingest.builder import load
 from edukg.ingest.changes import ChangeOutcome
 from edukg.ingest.normalize import typed
 from harness.exports import write_export
+from harness.processes import EDUKG
 from tests.conftest import BACKENDS, Api, _db_for, _serve, error_of
 from tests.support import SAMPLE
 
@@ -265,7 +265,7 @@ def test_another_pair_is_computed_in_the_background(served: Any) -> None:
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "edukg.cli", *args], check=False,
+    return subprocess.run([*EDUKG, *args], check=False,
                           capture_output=True, text=True, timeout=300)  # fmt: skip
 
 

@@ -6,7 +6,6 @@ import http.server
 import os
 import queue
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -246,7 +245,7 @@ def test_a_release_name_that_is_a_path_is_a_usage_error(tmp_path: Path, command:
     outside.write_text("keep me")
     for name in ("../x", "../outside.txt", "../../etc/passwd", "a/b"):
         done = subprocess.run(
-            [sys.executable, "-m", "edukg.cli", "releases", command, name, "--db", str(db)],
+            [*EDUKG, "releases", command, name, "--db", str(db)],
             capture_output=True, text=True, check=False, timeout=60,
         )  # fmt: skip
         assert done.returncode == 2, (name, done.stderr)

@@ -7,7 +7,6 @@ import http.server
 import os
 import shutil
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -17,8 +16,10 @@ from typing import Any
 import pytest
 
 from edukg.ingest import reader
-from edukg.ingest.builder import DOWNLOAD_PREFIX, load
+from edukg.ingest.builder import load
 from edukg.ingest.errors import LoadError
+from edukg.ingest.reader import DOWNLOAD_PREFIX
+from harness.processes import EDUKG
 
 BIG = 4 << 20  # bytes the "big" path answers
 
@@ -73,7 +74,7 @@ def test_a_trickling_source_is_given_up(
 
 def test_a_download_over_the_limit_stops(source: str, tmp_path: Path) -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "edukg.cli", "load", f"{source}/big/nodes.jsonl",
+        [*EDUKG, "load", f"{source}/big/nodes.jsonl",
          "--db", str(tmp_path / "b.db"), "--max-download", "1"],
         capture_output=True, text=True, timeout=120, check=False,
     )  # fmt: skip
@@ -91,7 +92,7 @@ def test_a_full_disk_is_one_line(source: str, tmp_path: Path) -> None:
         pytest.skip("cannot mount a small tmpfs here")
     try:
         done = subprocess.run(
-            [sys.executable, "-m", "edukg.cli", "load", f"{source}/big/nodes.jsonl",
+            [*EDUKG, "load", f"{source}/big/nodes.jsonl",
              "--db", str(tiny / "f.db")],
             capture_output=True, text=True, timeout=120, check=False,
         )  # fmt: skip

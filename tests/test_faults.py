@@ -9,7 +9,6 @@ import shutil
 import signal
 import socket
 import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -28,7 +27,7 @@ from edukg.ingest.builder import load
 from edukg.ingest.demo import demo_case_uuid, demo_framework_case_uuid, demo_lines
 from edukg.store import open_key_store
 from harness.exports import write_export
-from harness.processes import free_port, stop, wait_for
+from harness.processes import EDUKG, free_port, stop, wait_for
 from tests.conftest import Api, error_of
 from tests.support import BASE, ServerThread
 
@@ -268,7 +267,7 @@ def test_graceful_shutdown_finishes_in_flight_requests(tmp_path: Path) -> None:
     keys.close()
     port = free_port()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "edukg.cli", "serve", "--db", db, "--port", str(port)],
+        [*EDUKG, "serve", "--db", db, "--port", str(port)],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
     )  # fmt: skip
     try:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import sqlite3
 import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -14,13 +13,12 @@ import pytest
 from edukg.cli import build_demo
 from edukg.store import open_key_store
 from edukg.store.keys import KeyNameError, keys_path_for
+from harness.processes import EDUKG
 from tests.conftest import Api, error_of
 
 
 def edukg(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "edukg.cli", *args], capture_output=True, text=True, check=False
-    )
+    return subprocess.run([*EDUKG, *args], capture_output=True, text=True, check=False)
 
 
 def test_cli_create_prints_the_key_alone_on_the_last_line(fresh_db: str) -> None:

@@ -23,6 +23,7 @@ from edukg.ingest.errors import LoadError
 from edukg.ingest.reader import guess_version
 from edukg.store import is_postgres, open_store
 from harness.exports import served_state, write_export
+from harness.processes import EDUKG
 from tests.conftest import Api, error_of
 from tests.support import SAMPLE
 
@@ -263,7 +264,7 @@ def test_killed_load_leaves_served_data_and_cleans_up(tmp_path: Path, served_dem
     fifo = tmp_path / "nodes.jsonl"
     os.mkfifo(fifo)
     proc = subprocess.Popen(
-        [sys.executable, "-m", "edukg.cli", "load", str(fifo), "--db", served_demo],
+        [*EDUKG, "load", str(fifo), "--db", served_demo],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
@@ -335,7 +336,7 @@ def test_full_disk_fails_cleanly(tmp_path: Path) -> None:
 def test_export_round_trip_demo(tmp_path: Path, served_demo: str) -> None:
     out = tmp_path / "out"
     subprocess.run(
-        [sys.executable, "-m", "edukg.cli", "export", str(out), "--db", served_demo],
+        [*EDUKG, "export", str(out), "--db", served_demo],
         check=True,
         capture_output=True,
     )
@@ -348,9 +349,7 @@ def test_export_round_trip_demo(tmp_path: Path, served_demo: str) -> None:
 @pytest.mark.sample
 def test_export_round_trip_sample(tmp_path: Path, sample_db: str) -> None:
     out = tmp_path / "out"
-    subprocess.run(
-        [sys.executable, "-m", "edukg.cli", "export", str(out), "--db", sample_db], check=True
-    )
+    subprocess.run([*EDUKG, "export", str(out), "--db", sample_db], check=True)
     for name in ("nodes.jsonl", "relationships.jsonl"):
         original = records((SAMPLE / name).read_bytes().splitlines())
         again = records((out / name).read_bytes().splitlines())

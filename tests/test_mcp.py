@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import subprocess
-import sys
 
 import httpx
 import orjson
@@ -15,6 +14,7 @@ from mcp_types.version import LATEST_PROTOCOL_VERSION
 from edukg.adapters.config import Settings
 from edukg.app.core import EdukgApp
 from edukg.ingest.demo import demo_case_uuid, demo_node_id
+from harness.processes import EDUKG
 from tests.conftest import Api, error_of
 from tests.mcp_client import call, call_error, session
 from tests.support import ServerThread
@@ -198,7 +198,7 @@ async def test_a_wrong_key_is_named_to_the_sdks_client(demo: Api) -> None:
 
 async def test_stdio(demo_db: str) -> None:
     params = StdioServerParameters(
-        command=sys.executable, args=["-m", "edukg.cli", "mcp", "--stdio", "--db", demo_db]
+        command=EDUKG[0], args=[*EDUKG[1:], "mcp", "--stdio", "--db", demo_db]
     )
     async with stdio_client(params) as (read, write), ClientSession(read, write) as s:
         await s.initialize()
@@ -218,7 +218,7 @@ def test_stdio_answers_what_was_asked_before_stdin_closed(demo_db: str) -> None:
     ]  # fmt: skip
     # All of it written at once and stdin closed: the call is still being answered then.
     done = subprocess.run(
-        [sys.executable, "-m", "edukg.cli", "mcp", "--stdio", "--db", demo_db],
+        [*EDUKG, "mcp", "--stdio", "--db", demo_db],
         input="".join(orjson.dumps(m).decode() + "\n" for m in asked),
         capture_output=True, text=True, timeout=120, check=False,
     )  # fmt: skip

@@ -5,11 +5,11 @@ command output in code order with its summary last."""
 from __future__ import annotations
 
 import subprocess
-import sys
 
 import orjson
 
 from edukg.model.vocabulary import code_order
+from harness.processes import EDUKG
 from tests.conftest import Api
 
 CA = "California:Mathematics"
@@ -18,7 +18,7 @@ MS = "Multi-State:Mathematics"
 
 def _edukg(db: str, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "edukg.cli", *args, "--db", db],
+        [*EDUKG, *args, "--db", db],
         capture_output=True, text=True, check=False, timeout=180,
     )  # fmt: skip
 

@@ -14,7 +14,6 @@ import re
 import shlex
 import signal
 import subprocess
-import sys
 from pathlib import Path
 
 import orjson
@@ -22,6 +21,7 @@ import orjson
 from edukg.ingest.demo import demo_lines
 from harness.case_packages import full_package
 from harness.exports import write_export
+from harness.processes import EDUKG
 from tests.support import ROOT
 
 _NETWORK = ("https://", "http://", "postgresql://", "redis://")
@@ -47,7 +47,7 @@ def _run(command: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedPr
     if ">" in words:  # a redirection, as the shell would do it
         at = words.index(">")
         words, output = words[:at], words[at + 1]
-    done = subprocess.run([sys.executable, "-m", "edukg.cli", *words[1:]], cwd=cwd, env=env,
+    done = subprocess.run([*EDUKG, *words[1:]], cwd=cwd, env=env,
                           capture_output=True, text=True, timeout=300, check=False)  # fmt: skip
     if output is not None:
         (cwd / output).write_text(done.stdout)

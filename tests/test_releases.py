@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -23,6 +22,7 @@ from edukg.ingest.demo import demo_case_uuid, demo_lines
 from edukg.ingest.index import index
 from edukg.store import ReleaseError, is_postgres, open_releases
 from harness.exports import write_export
+from harness.processes import EDUKG
 from tests.conftest import BACKENDS, Api, _db_for, _serve, error_of
 from tests.support import BASE, SAMPLE
 
@@ -239,7 +239,7 @@ async def test_mcp_and_case_answer_from_the_pinned_release(
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "edukg.cli", *args],
+    return subprocess.run([*EDUKG, *args],
                           check=False, capture_output=True, text=True, timeout=120)  # fmt: skip
 
 
@@ -358,7 +358,7 @@ def test_cli_load_keeps_and_reports_disk(tmp_path: Path, fresh_db: str) -> None:
     assert "dropped releases (--keep): 1" in done.stdout
     assert "releases kept: 2, 3 (current);" in done.stdout and "on disk" in done.stdout
     bad = _cli("load", str(export), "--db", fresh_db, "--keep", "0", "--no-index")
-    assert bad.returncode == 1 and "keep at least" in bad.stdout + bad.stderr
+    assert bad.returncode == 2 and "keep at least" in bad.stdout + bad.stderr  # bad arguments
 
 
 def test_a_database_made_before_releases_is_migrated(

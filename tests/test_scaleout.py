@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import secrets
 import subprocess
-import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -26,7 +25,7 @@ from edukg.ingest.demo import (
 )
 from edukg.ingest.index import index
 from harness.exports import write_export
-from harness.processes import free_port, stop, wait_for
+from harness.processes import EDUKG, free_port, stop, wait_for
 from tests.conftest import RUN, Api, error_of
 from tests.every_operation import BY_MEANING, LOAD_TIMED, RANKED, REQUESTS, unsigned
 from tests.support import BASE, ServerThread
@@ -150,7 +149,7 @@ def test_database_unreachable_is_503(tmp_path: Path) -> None:
 
 def _edukg(*args: str, db: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "edukg.cli", *args, "--db", db],
+        [*EDUKG, *args, "--db", db],
         capture_output=True, text=True, check=False,
     )  # fmt: skip
 
@@ -169,7 +168,7 @@ def test_two_servers_share_one_database_and_one_redis(
     for _ in range(2):
         port = free_port()
         proc = subprocess.Popen(
-            [sys.executable, "-m", "edukg.cli", "serve", "--db", db, "--port", str(port),
+            [*EDUKG, "serve", "--db", db, "--port", str(port),
              "--redis", redis_url, "--refresh", "0.2"],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
             env={**os.environ, "EDUKG_DB": ""},

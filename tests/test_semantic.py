@@ -20,7 +20,7 @@ from edukg.model.encoder import MAX_CHARS, MAX_TOKENS, Encoder, available
 from edukg.model.vocabulary import STANDARD
 from edukg.services import rank
 from edukg.services import search as searching
-from edukg.store import is_postgres, open_indexer, open_store
+from edukg.store import backend_of, is_postgres, open_store
 from edukg.store.base import Candidates, Search
 from edukg.store.sqlite_vectors import vectors_path
 from harness.numpy_encoder import NumpyEncoder
@@ -179,7 +179,7 @@ def _vectors(db: str) -> bytes:
 
 def test_index_resumes_and_reuses_the_cache(fresh_db: str) -> None:
     build_demo(fresh_db)
-    indexer = open_indexer(fresh_db)
+    indexer = backend_of(fresh_db).indexer()
     assert indexer is not None
 
     class Stop(Exception):

@@ -7,7 +7,6 @@ from __future__ import annotations
 import dataclasses
 import os
 import subprocess
-import sys
 from typing import Any
 
 import pytest
@@ -15,6 +14,8 @@ import pytest
 from edukg.adapters.config import Settings, default_of, options, to_env
 from edukg.cli.parser import parser
 from edukg.cli.serving import settings_of
+from edukg.store import backend_of
+from harness.processes import EDUKG
 from tests.support import ROOT
 
 # A value unlike each default, as a flag's argument would give it.
@@ -37,7 +38,7 @@ def _other(name: str) -> Any:
 
 
 def test_every_setting_has_a_flag_in_help_and_docs() -> None:
-    shown = subprocess.run([sys.executable, "-m", "edukg.cli", "serve", "--help"],
+    shown = subprocess.run([*EDUKG, "serve", "--help"],
                            capture_output=True, text=True, check=True).stdout  # fmt: skip
     reference = (ROOT / "docs" / "cli.md").read_text()
     for name, option in options():
@@ -66,6 +67,7 @@ def test_flags_reach_the_workers_as_declared(monkeypatch: pytest.MonkeyPatch) ->
             argv += [option.flag, str(value)]
     args = parser().parse_args(argv)
     args.db = "/data/edukg.db"
+    args.backend = backend_of(args.db)  # as `edukg` itself chooses it, once
     given = settings_of(args)
     assert dataclasses.asdict(given) == {**dataclasses.asdict(Settings()), **wanted}
     # `serve` hands every setting over by its variable; a worker reads the same settings.
@@ -88,6 +90,7 @@ def test_defaults_reach_the_workers_unchanged(monkeypatch: pytest.MonkeyPatch) -
         monkeypatch.delenv(option.env, raising=False)
     args = parser().parse_args(["serve"])
     args.db = "/data/edukg.db"
+    args.backend = backend_of(args.db)  # as `edukg` itself chooses it, once
     given = settings_of(args)
     assert given.redis is None and given.read_db is None
     for name, option in options():

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -14,6 +13,7 @@ import pytest
 from edukg.app.probes import IndexWatch
 from edukg.ingest.builder import load
 from edukg.store import open_store
+from harness.processes import EDUKG
 from tests.support import SAMPLE
 
 
@@ -24,7 +24,7 @@ def test_a_killed_index_build_is_reported_stopped_with_how_to_resume(tmp_path: P
         pytest.skip(f"the real export sample is not at {SAMPLE}")
     db = tmp_path / "edukg.db"
     load([str(SAMPLE)], str(db), "1.0.0")
-    build = subprocess.Popen([sys.executable, "-m", "edukg.cli", "index", "--db", str(db)],
+    build = subprocess.Popen([*EDUKG, "index", "--db", str(db)],
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
     store = open_store(str(db))
     watch = IndexWatch(stall_seconds=1.0)

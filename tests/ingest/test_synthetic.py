@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import subprocess
-import sys
 from collections import Counter
 from pathlib import Path
 
@@ -12,6 +11,7 @@ import orjson
 
 from edukg.ingest import synthetic
 from edukg.ingest.builder import load
+from harness.processes import EDUKG
 
 
 def test_counts_scale_and_shapes(tmp_path: Path) -> None:
@@ -48,7 +48,7 @@ def test_same_seed_same_bytes(tmp_path: Path) -> None:
 def test_cli_generates_an_export_that_loads(tmp_path: Path) -> None:
     out = tmp_path / "gen"
     done = subprocess.run(
-        [sys.executable, "-m", "edukg.cli", "generate", str(out), "--scale", "0.005", "--seed", "1"],
+        [*EDUKG, "generate", str(out), "--scale", "0.005", "--seed", "1"],
         capture_output=True, text=True, check=False,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr

@@ -14,7 +14,7 @@ from edukg.ingest.demo import demo_case_uuid, demo_framework_case_uuid, demo_lin
 from edukg.model.case_ids import definition_id
 from edukg.model.embedding import DIMENSIONS
 from edukg.model.vocabulary import COMPONENT, FRAMEWORK, LESSON, STANDARD, grade_mask
-from edukg.store import open_key_store, open_loader, open_store
+from edukg.store import backend_of, open_key_store, open_store
 from edukg.store.base import (
     ACTIVITIES,
     ALIGNED_TO,
@@ -196,7 +196,7 @@ def test_writer_switches_only_at_commit(fresh_db: str) -> None:
     try:
         before = first.info()
         assert before is not None
-        loader = open_loader(fresh_db)
+        loader = backend_of(fresh_db).loader()
         loader.add([("n1", "StandardsFramework", FRAMEWORK, b"{}")], [], [], [])
         loader.abort()  # a load given up half way leaves the served version as it was
         again = open_store(fresh_db, refresh=0)

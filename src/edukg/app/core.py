@@ -38,17 +38,7 @@ from edukg.app.routing import Router
 from edukg.app.watch import Watch
 from edukg.app.workpool import WorkPool
 from edukg.services.changes import ChangeFeed
-from edukg.store import (
-    LOCAL_RECHECK,
-    KeyStore,
-    Store,
-    is_postgres,
-    on_local_files,
-    open_changes,
-    open_key_store,
-    open_releases,
-    open_store,
-)
+from edukg.store import LOCAL_RECHECK, KeyStore, Store, backend_of, on_local_files
 
 SWITCH_INTERVAL = 0.0005  # seconds: measured in bench/backends.py
 IO_WAITING = 4096  # requests waiting for a network thread; the connection cap bounds it first
@@ -66,16 +56,15 @@ class EdukgApp:
     ) -> None:
         self.settings = settings
         limit = settings.statement_seconds  # one read's limit, on either backend
-        self.store = store or open_store(settings.read_db or settings.db, settings.refresh, limit)
-        self.releases = open_releases(settings.read_db or settings.db, settings.refresh, limit)
+        # Chosen once: the primary (keys, change jobs) and where reads go (--read-db).
+        primary = backend_of(settings.db)
+        reads = backend_of(settings.read_db) if settings.read_db else primary
+        self.store = store or reads.store(settings.refresh, limit)
+        self.releases = reads.releases(settings.refresh, limit)
         self.diff_jobs = DiffJobs(settings.db)
-        self.changes = ChangeFeed(
-            self.releases, open_changes(settings.read_db or settings.db), self.diff_jobs.start
-        )
+        self.changes = ChangeFeed(self.releases, reads.changes(), self.diff_jobs.start)
         recheck = min(settings.refresh, LOCAL_RECHECK)
-        self.keys = keys or open_key_store(
-            settings.db, create=False, recheck=recheck, statement_seconds=settings.statement_seconds
-        )
+        self.keys = keys or primary.keys(create=False, recheck=recheck, statement_seconds=limit)
         if limiter is None:
             limiter = RedisLimiter(settings.redis) if settings.redis else MemoryLimiter()
         self.limiter = limiter
@@ -87,8 +76,7 @@ class EdukgApp:
         # With PostgreSQL or Redis every request waits on the network: it runs on threads
         # (as many as the database pool has connections), so that requests overlap their
         # round trips instead of queueing behind each other's (docs/deployment.md).
-        networked = settings.redis or is_postgres(settings.db)
-        networked = networked or is_postgres(settings.read_db or settings.db)
+        networked = bool(settings.redis) or primary.networked or reads.networked
         self.io = WorkPool(settings.io_threads, IO_WAITING) if networked else None
         if networked:
             # Threads back from a database wait queue for the interpreter lock; the default

@@ -6,13 +6,12 @@ Exit codes, for scripts: cli.output.EXIT_RULE (the one statement of them).
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 from edukg.adapters.config import resolve_db
 from edukg.cli.data import build_demo
 from edukg.cli.output import EXIT_FAILED, EXIT_USAGE, say
 from edukg.cli.parser import parser
-from edukg.store import BackendMissing, is_postgres, require_postgres
+from edukg.store import BackendMissing, backend_of
 
 __all__ = ["build_demo", "main", "parser"]
 
@@ -25,17 +24,16 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_USAGE
     args = commands.parse_args(argv)
     args.db = resolve_db(getattr(args, "db", None) or args.global_db)
-    if args.command in _READS_DATA and not is_postgres(args.db) and not Path(args.db).is_file():
-        why = ("a directory, not a database file: name the file, e.g. --db"
-               f" {Path(args.db) / 'edukg.db'}") if Path(args.db).is_dir() else "no such file"  # fmt: skip
-        say(f"nothing is loaded at {args.db} ({why}): check --db or $EDUKG_DB")
+    args.backend = backend = backend_of(args.db)  # chosen once, for every command
+    unloaded = backend.nothing_loaded() if args.command in _READS_DATA else None
+    if unloaded is not None:
+        say(unloaded)
         return EXIT_FAILED
-    if is_postgres(args.db):
-        try:
-            require_postgres()
-        except BackendMissing as exc:
-            say(str(exc))
-            return EXIT_USAGE
+    try:
+        backend.require()
+    except BackendMissing as exc:
+        say(str(exc))
+        return EXIT_USAGE
     return int(args.func(args))
 
 

@@ -27,7 +27,7 @@ from edukg.model.vocabulary import code_order, grade_mask
 from edukg.services import comparison, coverage
 from edukg.services.comparison import PairFilter
 from edukg.services.graph import loaded
-from edukg.store import database_errors, open_store
+from edukg.store import Backend, database_errors
 from edukg.store.base import Store, StoreUnavailable
 
 
@@ -123,13 +123,13 @@ def _with_store(args: argparse.Namespace, run: Callable[[Store], int]) -> int:
     if args.min_jaccard is not None and not 0.0 <= args.min_jaccard <= 1.0:
         say("--min-jaccard takes a number from 0 to 1")
         return EXIT_USAGE
-    return on_store(args.db, run)
+    return on_store(args.backend, run)
 
 
-def on_store(db: str, run: Callable[[Store], int]) -> int:
+def on_store(db: Backend, run: Callable[[Store], int]) -> int:
     """`run` on the loaded data of `db`, its errors as the CLI's one exit-code rule says:
     a bad value 2, anything else refused or unreadable 1."""
-    store = open_store(db)
+    store = db.store()
     try:
         loaded(store)
         return run(store)

@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import hashlib
 import os
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -31,17 +29,12 @@ from edukg.cli.output import (
 from edukg.ingest.builder import LoadSummary, build, load
 from edukg.ingest.demo import demo_lines
 from edukg.ingest.demo_graph import DEMO_VERSION
-from edukg.ingest.errors import LoadError
-from edukg.store import (
-    database_errors,
-    is_postgres,
-    missing_database,
-    open_store,
-)
-from edukg.store.base import DATA_VERSION
+from edukg.ingest.errors import LoadArgumentError, LoadError
+from edukg.ingest.limits import LoadLimits
+from edukg.store import Backend, database_errors
 
 
-def index_step(db: str, required: bool = False, after_load: bool = False) -> int:
+def index_step(db: Backend, required: bool = False, after_load: bool = False) -> int:
     """Build or finish the semantic index; without the model, say so (fail only if asked)."""
     from edukg.ingest.index import index  # noqa: PLC0415
     from edukg.model.encoder import ModelMissing  # noqa: PLC0415
@@ -88,34 +81,30 @@ def index_step(db: str, required: bool = False, after_load: bool = False) -> int
 
 
 def cmd_index(args: argparse.Namespace) -> int:
-    return index_step(args.db, required=True)
+    return index_step(args.backend, required=True)
 
 
 def cmd_load(args: argparse.Namespace) -> int:
-    if args.data_version is not None and not DATA_VERSION.fullmatch(args.data_version):
-        say(
-            f"--data-version {args.data_version!r} is not a version: use 1-64 letters, digits,"
-            " '.', '_' or '-', starting with a letter or digit (e.g. 1.11.0); nothing was loaded"
-        )
-        return EXIT_USAGE
-    if args.max_download is not None:
-        os.environ["EDUKG_MAX_DOWNLOAD_MB"] = str(max(1, args.max_download))
-    if args.max_package_mb is not None:
-        os.environ["EDUKG_MAX_PACKAGE_MB"] = str(max(1, args.max_package_mb))
-    missing = missing_database(args.db) if is_postgres(args.db) else None
+    missing = args.backend.unmade()
     if missing is not None:  # a SQLite file is made by the load; a database is not
         say(f"{missing}; nothing was loaded")
         return EXIT_USAGE
+    limits = LoadLimits.of(
+        args.max_download or _megabytes("EDUKG_MAX_DOWNLOAD_MB"),
+        args.max_package_mb or _megabytes("EDUKG_MAX_PACKAGE_MB"),
+    )
     bar, advance = progress_bar()
     try:
         if bar is not None:
             with bar:
-                summary = load(args.source, args.db, args.data_version, advance, args.replace,  # type: ignore[arg-type]
-                               args.keep)  # fmt: skip
+                summary = load(args.source, args.backend, args.data_version, advance,  # type: ignore[arg-type]
+                               args.replace, args.keep, limits)  # fmt: skip
         else:
-            summary = load(
-                args.source, args.db, args.data_version, replace=args.replace, keep=args.keep
-            )
+            summary = load(args.source, args.backend, args.data_version, replace=args.replace,
+                           keep=args.keep, limits=limits)  # fmt: skip
+    except LoadArgumentError as exc:
+        say(f"{exc}; nothing was loaded")
+        return EXIT_USAGE
     except LoadError as exc:
         say(f"load failed: {exc}")
         say("The data being served is unchanged.")
@@ -131,11 +120,17 @@ def cmd_load(args: argparse.Namespace) -> int:
     if args.no_index:
         return EXIT_OK
     if args.wait_index:
-        return index_step(args.db, after_load=True)
-    return index_detached(args.db)
+        return index_step(args.backend, after_load=True)
+    return index_detached(args.backend)
 
 
-def index_detached(db: str) -> int:
+def _megabytes(variable: str) -> int | None:
+    """A size in MiB from the environment (what the flag's absence leaves to it)."""
+    given = os.environ.get(variable)
+    return int(given) if given else None
+
+
+def index_detached(db: Backend) -> int:
     """Start `edukg index` in a process of its own, holding none of this command's
     streams (a script reading the load's output is not kept waiting), its output in a log
     beside the database. Servers pick the index up when it is complete."""
@@ -148,7 +143,7 @@ def index_detached(db: str) -> int:
     except ModelMissing as exc:  # said here, not only in a log nobody reads
         say(f"Semantic index not built: {exc}. Search ranks by words only.")
         return EXIT_OK
-    store = open_store(db)
+    store = db.store()
     try:
         underway = store.indexing()
     finally:
@@ -156,10 +151,10 @@ def index_detached(db: str) -> int:
     if underway is None:
         say("Semantic index complete.")
         return EXIT_OK
-    log = index_log(db)
+    log = db.index_log()
     with open(log, "ab") as out:
         child = subprocess.Popen(
-            [sys.executable, "-m", "edukg.cli", "index", "--db", db],
+            [sys.executable, "-m", "edukg.cli", "index", "--db", db.db],
             stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
             start_new_session=True, close_fds=True,
         )  # fmt: skip
@@ -169,33 +164,23 @@ def index_detached(db: str) -> int:
     return EXIT_OK
 
 
-def index_log(db: str) -> Path:
-    """Where a background index writes its output: beside a SQLite file, else (PostgreSQL)
-    in the temporary directory, named for the database."""
-    if is_postgres(db):
-        name = hashlib.sha256(db.encode()).hexdigest()[:12]
-        return Path(tempfile.gettempdir()) / f"edukg-index-{name}.log"
-    path = Path(db).absolute()
-    return path.with_name(f"{path.name}.index.log")
-
-
-def build_demo(db: str) -> LoadSummary:
+def build_demo(db: str | Backend) -> LoadSummary:
     """Build the demo graph into `db` through the ordinary loader."""
     return build([("demo graph", enumerate(demo_lines(), start=1))], db, DEMO_VERSION)
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
     try:
-        print_summary(build_demo(args.db))
+        print_summary(build_demo(args.backend))
     except LoadError as exc:
         say(f"demo failed: {exc}")
         say("The data being served is unchanged.")
         return 1
-    return index_step(args.db)
+    return index_step(args.backend)
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    store = open_store(args.db)
+    store = args.backend.store()
     if store.info() is None:
         say(f"nothing is loaded in {args.db}")
         return 1
@@ -243,7 +228,7 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     if not args.stdio:
         say("edukg mcp speaks stdio (--stdio); over HTTP, `edukg serve` answers at /mcp.")
         return 2
-    store = open_store(args.db)
+    store = args.backend.store()
     try:
         run_stdio(build_server(store))
     finally:

@@ -9,15 +9,15 @@ from rich.table import Table
 
 from edukg.cli.output import EXIT_FAILED, EXIT_OK, console, say
 from edukg.ingest.changes import CHANGES, ChangesPending, ensure
-from edukg.store import ChangeFilter, ChangeStore, database_errors, open_changes, open_releases
+from edukg.store import ChangeFilter, ChangeStore, database_errors
 from edukg.store.base import StoreUnavailable
 
 _WAIT = 3600.0  # seconds to wait for another process computing the same pair
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
-    releases = open_releases(args.db)
-    changes = open_changes(args.db)
+    releases = args.backend.releases()
+    changes = args.backend.changes()
     try:
         outcome = ensure(releases, changes, args.older, args.newer, wait=_WAIT)
         if args.quiet:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 import orjson
 from rich.console import Console
@@ -15,38 +14,18 @@ from edukg.cli.output import (
     console,
     say,
 )
-from edukg.store import (
-    KeyInfo,
-    KeyStore,
-    database_errors,
-    is_postgres,
-    missing_database,
-    open_key_store,
-)
+from edukg.store import KeyInfo, KeyStore, database_errors
 from edukg.store.base import StoreUnavailable
-from edukg.store.keys import KeyNameError, keys_path_for
+from edukg.store.keys import KeyNameError
 
 
 def cmd_keys(args: argparse.Namespace) -> int:
     creating = args.keys_command == "create"
-    missing = missing_database(args.db) if is_postgres(args.db) else None
-    if missing is not None:
-        say(f"{missing}; nothing was changed")
+    refused = args.backend.keys_missing(creating)
+    if refused is not None:
+        say(refused)
         return EXIT_FAILED
-    unused = not keys_path_for(args.db).is_file() and not Path(args.db).is_file()
-    if creating and not is_postgres(args.db) and unused:
-        say(
-            f"there is no database at {args.db} and no key file beside it: check --db or"
-            " $EDUKG_DB (load data first: edukg load EXPORT --db ...); no key was created"
-        )
-        return EXIT_FAILED
-    if not creating and not is_postgres(args.db) and not keys_path_for(args.db).is_file():
-        say(
-            f"no key file for {args.db} ({keys_path_for(args.db)} does not exist): "
-            "check --db or $EDUKG_DB; nothing was created"
-        )
-        return EXIT_FAILED
-    keys = open_key_store(args.db, create=creating)
+    keys = args.backend.keys(create=creating)
     try:
         return _keys_command(keys, args)
     except database_errors(StoreUnavailable, OSError) as exc:

@@ -8,12 +8,12 @@ import orjson
 from rich.table import Table
 
 from edukg.cli.output import EXIT_FAILED, EXIT_OK, console, say, size_text
-from edukg.store import Release, ReleaseError, database_errors, open_releases
+from edukg.store import Release, ReleaseError, database_errors
 from edukg.store.base import StoreUnavailable
 
 
 def cmd_releases(args: argparse.Namespace) -> int:
-    releases = open_releases(args.db)
+    releases = args.backend.releases()
     try:
         if args.releases_command == "list":
             _print(releases.list(sizes=True), args.json)

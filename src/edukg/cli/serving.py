@@ -9,7 +9,6 @@ import signal
 import socket
 import threading
 import time
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -26,12 +25,6 @@ from edukg.cli.output import (
     single_threaded_blas,
 )
 from edukg.ingest.builder import remove_leftovers
-from edukg.store import (
-    is_postgres,
-    missing_database,
-    open_key_store,
-    open_store,
-)
 
 
 def settings_of(args: argparse.Namespace) -> Settings:
@@ -43,7 +36,7 @@ def settings_of(args: argparse.Namespace) -> Settings:
         value = getattr(args, name, None)
         if option.flag is not None and value is not None:
             given[name] = tuple(value) if option.kind == "many" else value
-    db = args.db if is_postgres(args.db) else str(Path(args.db).absolute())
+    db = args.backend.located
     # Unless given, CASE URIs name this server at its own host and port.
     public = given.get("public_url") or os.environ.get("EDUKG_PUBLIC_URL") or ""
     return dataclasses.replace(base, **{**given, "db": db, "public_url": public})
@@ -161,12 +154,12 @@ _LOG_CONFIG: dict[str, object] = {
 
 def cmd_serve(args: argparse.Namespace) -> int:
     # A mistyped --db would otherwise start a server that answers 503 to everything.
-    missing = missing_database(args.db)
+    missing = args.backend.missing()
     if missing is not None:
         say(f"{missing}; nothing was started. Load data into it first (edukg load EXPORT"
             f" --db {args.db}), or try `edukg quickstart` for the demo")  # fmt: skip
         return EXIT_FAILED
-    remove_leftovers(args.db)  # of loads killed before this server started
+    remove_leftovers(args.backend)  # of loads killed before this server started
     return _serve(settings_of(args))
 
 
@@ -179,16 +172,16 @@ def cmd_quickstart(args: argparse.Namespace) -> int:
     except server.PortUnavailable as exc:
         say(f"{exc}; nothing was started and no key was made (try --port, or PORT= for make demo)")
         return EXIT_NO_SERVER
-    store = open_store(args.db)
+    store = args.backend.store()
     info = store.info()
     store.close()
     if info is None:
         say(f"Building the demo graph into {args.db} ...")
-        build_demo(args.db)
+        build_demo(args.backend)
     else:
         say(f"Serving the data already in {args.db} (version {info.data_version}).")
-    index_step(args.db)
-    keys = open_key_store(args.db, create=True)
+    index_step(args.backend)
+    keys = args.backend.keys(create=True)
     # One demo key: each run replaces the last (it was shown once and cannot be shown
     # again), so runs do not pile up live keys.
     name = "quickstart"

@@ -127,7 +127,7 @@ def _run(args: argparse.Namespace, run: Any) -> int:
     except (OSError, UnicodeDecodeError) as exc:
         say(f"the text could not be read ({exc})")
         return EXIT_USAGE
-    return on_store(args.db, lambda store: int(run(text, store)))
+    return on_store(args.backend, lambda store: int(run(text, store)))
 
 
 def _write(data: bytes) -> None:

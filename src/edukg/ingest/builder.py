@@ -9,9 +9,6 @@ from __future__ import annotations
 
 import gc
 import hashlib
-import os
-import shutil
-import tempfile
 import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -22,30 +19,26 @@ from typing import Any
 import orjson
 
 from edukg.ingest.case_import import CaseImport, PackageOutcome, index_export
-from edukg.ingest.case_package import Package, looks_like_package, read_package
+from edukg.ingest.case_package import Package, read_package
 from edukg.ingest.changes import ChangeOutcome
 from edukg.ingest.derive import RULES
-from edukg.ingest.errors import LoadError
+from edukg.ingest.errors import LoadArgumentError, LoadError
 from edukg.ingest.kept import current_release, settle
+from edukg.ingest.limits import DEFAULT_LIMITS, LoadLimits
 from edukg.ingest.normalize import BadValue, encode, typed
 from edukg.ingest.reader import (
     RELATIONSHIP_FILES,
     Progress,
     Source,
+    downloads,
     guess_version,
     read_lines,
+    remove_stale_downloads,
     resolve,
 )
 from edukg.model.clock import utc_timestamp
-from edukg.model.processes import pid_alive
 from edukg.model.vocabulary import CURRICULUM_KINDS, KIND_BY_LABEL, grade_mask
-from edukg.store import (
-    Release,
-    database_errors,
-    is_postgres,
-    open_loader,
-    open_store,
-)
+from edukg.store import Backend, Release, backend_of, database_errors
 from edukg.store.base import DATA_VERSION, Loader
 from edukg.store.rows import DocRow, EdgeRow, FigureRow, NodeRow
 
@@ -178,7 +171,7 @@ def _take_line(batches: _Batches, line: bytes, where: str, summary: LoadSummary)
 
 def build(
     streams: Iterable[NamedLines],
-    db: str,
+    db: str | Backend,
     data_version: str | None,
     label_lines: str = "",
     relationships_named: bool = True,
@@ -192,13 +185,25 @@ def build(
     `keep`: then drop the oldest releases beyond this many (never the current one).
     """
     _check_arguments(data_version, keep)
+    return _build(streams, backend_of(db), data_version, label_lines, relationships_named, keep)
+
+
+def _build(
+    streams: Iterable[NamedLines],
+    db: Backend,
+    data_version: str | None,
+    label_lines: str,
+    relationships_named: bool,
+    keep: int | None,
+) -> LoadSummary:
+    """`build`, its arguments checked."""
     started = time.monotonic()
     summary = LoadSummary(data_version=data_version or "", content_id="")
     previous = current_release(db)
     try:
-        loader = open_loader(db)
+        loader = db.loader()
     except Exception as exc:
-        raise LoadError(f"cannot start a load into {_safe(db)}: {exc}") from None
+        raise LoadError(f"cannot start a load into {db.shown}: {exc}") from None
     # The rows of a batch hold no cycles; without the collector's passes over the
     # young objects of every few hundred lines the read is measurably faster (docs/
     # benchmarks.md). It runs again, with a full pass, once the load is over.
@@ -266,12 +271,15 @@ def unnamed_version(content_id: str) -> str:
 
 
 def _check_arguments(data_version: str | None, keep: int | None) -> None:
+    """The one check of a load's arguments, before anything is read."""
     if keep is not None and keep < 1:
-        raise LoadError(f"--keep {keep}: keep at least the release being loaded (1 or more)")
+        raise LoadArgumentError(
+            f"--keep {keep}: keep at least the release being loaded (1 or more)"
+        )
     if data_version is not None and not DATA_VERSION.fullmatch(data_version):
-        raise LoadError(
-            f"data version {data_version!r} is not a version: 1-64 letters, digits, '.', '_'"
-            " or '-', starting with a letter or digit (e.g. 1.11.0); nothing was changed"
+        raise LoadArgumentError(
+            f"--data-version {data_version!r} is not a version: use 1-64 letters, digits, '.',"
+            " '_' or '-', starting with a letter or digit (e.g. 1.11.0)"
         )
 
 
@@ -291,38 +299,28 @@ def _refuse_half_export(summary: LoadSummary, label_lines: str, relationships_na
         )
 
 
-def _safe(db: str) -> str:
-    """A database location fit for messages: a URL without its password."""
-    if is_postgres(db) and "@" in db:
-        scheme, rest = db.split("://", 1)
-        return f"{scheme}://{rest.split('@', 1)[1]}"
-    return db
-
-
 def load(
     sources: list[str],
-    db: str,
+    db: str | Backend,
     data_version: str | None = None,
     progress: Progress | None = None,
     replace: bool = False,
     keep: int | None = None,
+    limits: LoadLimits = DEFAULT_LIMITS,
 ) -> LoadSummary:
     """Load the export and CASE packages found at `sources` (paths, a directory or URLs)
-    into `db`, in one version.
+    into `db`, in one version, each source within `limits`.
 
     `replace`: allow CASE packages alone onto a database that serves data (they replace
     the whole graph).
     """
+    _check_arguments(data_version, keep)
+    backend = backend_of(db)
     version = data_version or guess_version(sources)
-    workdir = _workdir(db)
-    workdir.mkdir(parents=True, exist_ok=True)
-    remove_stale_downloads(workdir)
-    prefix = f"{DOWNLOAD_PREFIX}{os.getpid()}-"
-    with tempfile.TemporaryDirectory(prefix=prefix, dir=workdir) as tmp:
-        files = resolve(sources, Path(tmp), progress)
-        packages = [read_package(f.path, f.name) for f in files if _is_package(f)]
-        export = [f for f in files if not _is_package(f)]
-        if packages and not export and not replace and _serves_data(db):
+    with downloads(backend.workdir) as tmp:
+        export, named_packages = resolve(sources, tmp, progress, limits)
+        packages = [read_package(f.path, f.name, limits.package_bytes) for f in named_packages]
+        if packages and not export and not replace and _serves_data(backend):
             raise LoadError(
                 "only CASE packages were given, and this database serves data: loading them "
                 "alone would replace the whole graph. Name the export too (edukg load "
@@ -341,44 +339,17 @@ def load(
         named = bool(packages) or any(
             Path(f.name).name.startswith(RELATIONSHIP_FILES[0][:13]) for f in export
         )
-        summary = build(streams(), db, version, f" in {', '.join(sources)}", named, keep)
+        summary = _build(streams(), backend, version, f" in {', '.join(sources)}", named, keep)
         summary.case = case.outcomes if case else []
         return summary
 
 
-DOWNLOAD_PREFIX = ".edukg-download-"  # then the loading process's id
-
-
-def _workdir(db: str) -> Path:
-    """Where a load of `db` downloads: beside a SQLite file (the same disk as the build);
-    for PostgreSQL, the temporary directory ($TMPDIR), never the directory the command
-    runs in."""
-    return Path(tempfile.gettempdir()) if is_postgres(db) else Path(db).absolute().parent
-
-
-def remove_leftovers(db: str) -> None:
+def remove_leftovers(db: str | Backend) -> None:
     """Remove what killed loads of `db` left (downloads and unfinished builds of processes
     that are gone): `serve` and `load` do this as they start."""
-    workdir = _workdir(db)
-    if workdir.is_dir():
-        remove_stale_downloads(workdir)
-    if not is_postgres(db):
-        from edukg.store.sqlite_load import remove_stale_builds  # noqa: PLC0415
-
-        remove_stale_builds(Path(db).absolute())
-
-
-def remove_stale_downloads(workdir: Path) -> None:
-    """Remove the download folders of loads that were killed (their process is gone)."""
-    for folder in workdir.glob(f"{DOWNLOAD_PREFIX}*"):
-        pid = folder.name[len(DOWNLOAD_PREFIX) :].split("-", 1)[0]
-        if folder.is_dir() and (not pid.isdigit() or not pid_alive(int(pid))):
-            shutil.rmtree(folder, ignore_errors=True)
-
-
-def _is_package(source: Source) -> bool:
-    """A regular file whose content is a CASE package (a pipe is always an export)."""
-    return source.path.is_file() and looks_like_package(source.path)
+    backend = backend_of(db)
+    remove_stale_downloads(backend.workdir)
+    backend.remove_stale_builds()
 
 
 def _case_import(
@@ -394,11 +365,11 @@ def _case_import(
     return CaseImport(packages, index)
 
 
-def _serves_data(db: str) -> bool:
-    if not is_postgres(db) and not Path(db).exists():
+def _serves_data(db: Backend) -> bool:
+    if db.missing() is not None:
         return False
     try:
-        store = open_store(db)
+        store = db.store()
     except Exception:  # a database that cannot be opened serves nothing
         return False
     try:

@@ -9,7 +9,6 @@ CFDocument or no CFItem (docs/data.md, "CASE").
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,12 +16,8 @@ from typing import Any
 import orjson
 
 from edukg.ingest.errors import LoadError
+from edukg.ingest.limits import MAX_PACKAGE_MB
 from edukg.model.vocabulary import UUID_PATTERN
-
-# A package is parsed whole: a load needs about 8 times its size in memory (measured in
-# bench/case_load_memory.py), so the limit is what a small machine affords. The largest
-# state frameworks are a few tens of MiB; `load --max-package-mb` moves it.
-MAX_PACKAGE_MB = 128
 
 _DOCUMENT_KEYS = frozenset(
     [
@@ -140,12 +135,6 @@ class Package:
         return link
 
 
-def package_limit() -> int:
-    """The largest CASE package a load reads, in bytes (EDUKG_MAX_PACKAGE_MB)."""
-    given = os.environ.get("EDUKG_MAX_PACKAGE_MB")
-    return (int(given) if given else MAX_PACKAGE_MB) << 20
-
-
 def looks_like_package(path: Path) -> bool:
     """Whether a file is a CASE package rather than an export file, told by its content.
 
@@ -166,9 +155,9 @@ def looks_like_package(path: Path) -> bool:
     return isinstance(record, dict) and "type" not in record
 
 
-def read_package(path: Path, name: str) -> Package:
-    """The package in `path`; a LoadError when it is not one at all."""
-    size, limit = path.stat().st_size, package_limit()
+def read_package(path: Path, name: str, limit: int = MAX_PACKAGE_MB << 20) -> Package:
+    """The package in `path`, up to `limit` bytes; a LoadError when it is not one at all."""
+    size = path.stat().st_size
     if size > limit:
         raise LoadError(
             f"{name}: {size / (1 << 20):,.0f} MiB is over the CASE package limit of"

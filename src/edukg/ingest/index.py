@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from edukg.model.embedding import VECTOR_FORMAT
-from edukg.store import open_indexer
+from edukg.store import Backend, backend_of
 from edukg.store.base import Indexer
 
 log = logging.getLogger("edukg.index")
@@ -114,14 +114,15 @@ def build_index(
 
 
 def index(
-    db: str,
+    db: str | Backend,
     progress: Progress | None = None,
     workers: int | None = None,
 ) -> IndexSummary:
     """Build (or finish) the semantic index of what `db` serves now."""
-    indexer = open_indexer(db)
+    backend = backend_of(db)
+    indexer = backend.indexer()
     if indexer is None:
-        raise LookupError(f"nothing is loaded in {db}")
+        raise LookupError(f"nothing is loaded in {backend.shown}")
     try:
         return build_index(indexer, progress, workers)
     finally:

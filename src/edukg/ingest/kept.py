@@ -6,15 +6,15 @@ from __future__ import annotations
 import logging
 
 from edukg.ingest.changes import ChangeOutcome, ensure
-from edukg.store import Release, ReleaseError, database_errors, open_changes, open_releases
+from edukg.store import Backend, Release, ReleaseError, database_errors
 
 log = logging.getLogger("edukg.load")
 
 
-def current_release(db: str) -> str | None:
+def current_release(db: Backend) -> str | None:
     """The release `db` serves now, if any (before a load replaces it as current)."""
     try:
-        releases = open_releases(db)
+        releases = db.releases()
     except database_errors(OSError):
         return None
     try:
@@ -26,12 +26,12 @@ def current_release(db: str) -> str | None:
 
 
 def settle(
-    db: str, previous: str | None, version: str, keep: int | None
+    db: Backend, previous: str | None, version: str, keep: int | None
 ) -> tuple[ChangeOutcome | str | None, list[str], list[Release]]:
     """(the changes from `previous`, or why they were not computed; the releases `keep`
     dropped; the kept releases with their sizes)."""
-    releases = open_releases(db)
-    changes = open_changes(db)
+    releases = db.releases()
+    changes = db.changes()
     outcome: ChangeOutcome | str | None = None
     dropped: list[str] = []
     found: list[Release] = []

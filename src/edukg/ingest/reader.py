@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import os
 import re
@@ -18,8 +19,10 @@ from urllib.parse import urlparse
 import httpx
 import orjson
 
-from edukg.ingest.case_package import package_limit
+from edukg.ingest.case_package import looks_like_package
 from edukg.ingest.errors import LoadError
+from edukg.ingest.limits import DEFAULT_LIMITS, LoadLimits
+from edukg.model.processes import pid_alive
 
 NODE_FILES = ("nodes.jsonl", "nodes.jsonl.gz")
 RELATIONSHIP_FILES = ("relationships.jsonl", "relationships.jsonl.gz")
@@ -51,14 +54,29 @@ def _is_url(source: str) -> bool:
     return urlparse(source).scheme in ("http", "https")
 
 
-def resolve(sources: list[str], workdir: Path, progress: Progress | None = None) -> list[Source]:
-    """Local files for the given paths, directories and URLs (downloaded into `workdir`)."""
+def resolve(
+    sources: list[str],
+    workdir: Path,
+    progress: Progress | None = None,
+    limits: LoadLimits = DEFAULT_LIMITS,
+) -> tuple[list[Source], list[Source]]:
+    """Local files for the given paths, directories and URLs (downloaded into `workdir`,
+    each up to its limit): (the export's files, the CASE packages), told apart by their
+    content (a pipe is always export)."""
+    found = _located(sources, workdir, progress, limits)
+    packages = [f for f in found if f.path.is_file() and looks_like_package(f.path)]
+    return [f for f in found if f not in packages], packages
+
+
+def _located(
+    sources: list[str], workdir: Path, progress: Progress | None, limits: LoadLimits
+) -> list[Source]:
     if not sources:
         raise LoadError("no source given: name a directory, the two files, or their URLs")
     found: list[Source] = []
     for source in sources:
         if _is_url(source):
-            found.append(Source(source, download(source, workdir, progress)))
+            found.append(Source(source, download(source, workdir, progress, limits)))
             continue
         path = Path(source)
         if path.is_dir():
@@ -74,9 +92,6 @@ def resolve(sources: list[str], workdir: Path, progress: Progress | None = None)
     return found
 
 
-# Downloads stop here: a CASE path at the package limit (case_package.package_limit), an
-# export at a few GiB (EDUKG_MAX_DOWNLOAD_MB, or `load --max-download`, moves it).
-MAX_DOWNLOAD = 16 << 30
 # A source slower than this on average, once the grace has passed, is given up: a
 # trickle of bytes would otherwise hold a load open for ever (each read is in time).
 MIN_RATE = 16 << 10  # bytes a second
@@ -84,11 +99,13 @@ RATE_GRACE = 60.0  # seconds
 _SPARE = 64 << 20  # bytes left free on the disk a download writes to
 
 
-def download(url: str, workdir: Path, progress: Progress | None = None) -> Path:
-    """Stream `url` to a file in `workdir`, up to a size limit, as fast as a minimum rate,
-    and never filling the disk."""
+def download(
+    url: str, workdir: Path, progress: Progress | None = None, limits: LoadLimits = DEFAULT_LIMITS
+) -> Path:
+    """Stream `url` to a file in `workdir`, up to its size limit (a CASE path's is the
+    package limit), as fast as a minimum rate, and never filling the disk."""
     name = Path(urlparse(url).path).name or "download"
-    limit = package_limit() if "/ims/case/" in url else _download_limit()
+    limit = limits.package_bytes if "/ims/case/" in url else limits.download_bytes
     handle, temp = tempfile.mkstemp(prefix="download-", suffix=f"-{name}", dir=workdir)
     try:
         with (
@@ -122,9 +139,28 @@ def download(url: str, workdir: Path, progress: Progress | None = None) -> Path:
     return Path(temp)
 
 
-def _download_limit() -> int:
-    given = os.environ.get("EDUKG_MAX_DOWNLOAD_MB")
-    return int(given) << 20 if given else MAX_DOWNLOAD
+DOWNLOAD_PREFIX = ".edukg-download-"  # then the loading process's id
+
+
+@contextlib.contextmanager
+def downloads(workdir: Path) -> Iterator[Path]:
+    """A folder of this load's own for what it downloads in `workdir` (gone after it),
+    once the folders of loads that were killed are removed."""
+    workdir.mkdir(parents=True, exist_ok=True)
+    remove_stale_downloads(workdir)
+    prefix = f"{DOWNLOAD_PREFIX}{os.getpid()}-"
+    with tempfile.TemporaryDirectory(prefix=prefix, dir=workdir) as tmp:
+        yield Path(tmp)
+
+
+def remove_stale_downloads(workdir: Path) -> None:
+    """Remove the download folders of loads that were killed (their process is gone)."""
+    if not workdir.is_dir():
+        return
+    for folder in workdir.glob(f"{DOWNLOAD_PREFIX}*"):
+        pid = folder.name[len(DOWNLOAD_PREFIX) :].split("-", 1)[0]
+        if folder.is_dir() and (not pid.isdigit() or not pid_alive(int(pid))):
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 def _room_for(url: str, workdir: Path, size: int) -> None:
