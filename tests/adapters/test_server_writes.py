@@ -108,3 +108,60 @@ def test_a_head_without_its_body_leaves_at_the_next_turn_and_a_large_body_is_not
     assert stream_head == b"HTTP/1.1 200 OK\r\n\r\n"
     assert event == b"data: 1\n\n"
     assert large == b"HEAD\r\n\r\n" + b"x" * (_JOIN_BELOW + 1)
+
+
+def _exchange_raw(port: int, request: bytes) -> tuple[bytes, bytes]:
+    """One request on a raw connection: (the head, what followed it) once it closes or
+    goes quiet."""
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as conn:
+        conn.sendall(request)
+        conn.settimeout(0.5)
+        got = b""
+        try:
+            while chunk := conn.recv(65536):
+                got += chunk
+        except TimeoutError:
+            pass
+    head, _, rest = got.partition(b"\r\n\r\n")
+    return head, rest
+
+
+def test_answers_carry_the_servers_headers_once_and_head_and_304_no_body(
+    tmp_path: Path,
+) -> None:
+    from edukg.adapters.config import Settings
+    from edukg.app.core import EdukgApp
+    from tests.support import ServerThread
+
+    db = str(tmp_path / "edukg.db")
+    build_demo(db)
+    key = open_key_store(db).create("whole", rate=0)
+    server = ServerThread(EdukgApp(Settings(db=db))).start()
+    path = f"{BASE}/academic-standards/{demo_case_uuid('ms-math', '3.NF.A.1')}"
+    ask = b"%s %s HTTP/1.1\r\nhost: x\r\nx-api-key: %s\r\n%s\r\n"
+    try:
+        head, body = _exchange_raw(server.port, ask % (b"GET", path.encode(), key.encode(), b""))
+        lines = head.split(b"\r\n")
+        names = [line.split(b":", 1)[0].lower() for line in lines[1:]]
+        assert lines[0] == b"HTTP/1.1 200 OK"
+        assert len(names) == len(set(names))  # each header once
+        assert {b"date", b"server", b"etag", b"content-length", b"x-request-id"} <= set(names)
+        length = next(
+            int(line.split(b":")[1]) for line in lines if line.startswith(b"content-length")
+        )
+        assert len(body) == length and body.startswith(b"{")
+        etag = next(line.split(b": ", 1)[1] for line in lines if line.startswith(b"etag"))
+        head, body = _exchange_raw(server.port, ask % (b"HEAD", path.encode(), key.encode(), b""))
+        assert head.startswith(b"HTTP/1.1 200") and b"content-length: %d" % length in head
+        assert body == b""
+        cond = b"if-none-match: " + etag + b"\r\n"
+        head, body = _exchange_raw(server.port, ask % (b"GET", path.encode(), key.encode(), cond))
+        assert head.startswith(b"HTTP/1.1 304") and body == b""
+        # A refusal that closes its connection (a body never read): answered, then closed.
+        post = (b"POST %s/alignments HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n"
+                b"content-length: 10\r\n\r\n" % BASE.encode())  # fmt: skip
+        head, body = _exchange_raw(server.port, post)
+        assert head.startswith(b"HTTP/1.1 401") and b"connection: close" in head.lower()
+        assert b"AuthenticationError" in body
+    finally:
+        server.stop()

@@ -201,9 +201,12 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
         self._head_bytes = 0
         self._tail = b""
         super().on_headers_complete()
+        cycle = self.cycle
+        if cycle is None or cycle.scope is not self.scope:  # an upgrade: not a request of ours
+            return
         if self._one_write is None:
             self._one_write = _OneWrite(self.transport, self.loop)
-        self.cycle.transport = self._one_write  # type: ignore[assignment]
+        cycle.transport = self._one_write  # type: ignore[assignment]
 
 
 class _OneWrite:
@@ -250,6 +253,8 @@ class _OneWrite:
 
 
 _JOIN_BELOW = 1 << 16  # bytes of a body copied to join its head; larger go by writelines
+
+
 _sweeping: set[int] = set()  # event loops (by id) whose sweep is scheduled
 
 

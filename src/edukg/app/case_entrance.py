@@ -24,11 +24,11 @@ from edukg.adapters.case.objects import Place
 from edukg.adapters.case.provider import COLLECTIONS, EXPENSIVE, CaseRequest, answer
 from edukg.adapters.config import Settings
 from edukg.app import etags
+from edukg.app.allocator import released
 from edukg.app.compression import compress, tag_encoding, wants_gzip, with_encoding, worth_gzip
 from edukg.app.entrance import Entrance, KeyRule, Later, Reply
 from edukg.app.exchange import Exchange
 from edukg.app.http import JSON, Answer, Headers, Representation
-from edukg.app.memory import released
 from edukg.app.pipeline import guarded
 from edukg.app.requests import SEARCH_COST, query_of
 from edukg.app.respond import Policy, names_tag

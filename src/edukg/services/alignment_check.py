@@ -236,9 +236,9 @@ def _by_meaning(found: Ranked, signals: Any, lcs: list[tuple[str, str]]) -> list
 
 def _by_words(parts: list[Passage], lcs: list[tuple[str, str]]) -> list[CheckedComponent]:
     """Each component against every passage by its words (BM25 mapped onto 0-1)."""
-    from edukg.services import words  # noqa: PLC0415
+    from edukg.services import bm25  # noqa: PLC0415
 
-    index = words.index([text for _, text in lcs])
+    index = bm25.index([text for _, text in lcs])
     return [
         _checked(lc, text, [rank.relevance_score(index.score_of(p.text, k)) for p in parts],
                  parts, WORDS_FLOOR)

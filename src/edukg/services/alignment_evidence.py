@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from edukg.model.alignment import AlignmentEvidence, EvidencePassage, MatchedComponent
-from edukg.services import rank, words
+from edukg.services import bm25, rank
 from edukg.services.passages import Passage
 from edukg.services.standards_view import StandardsView, Vectors
 
@@ -137,5 +137,5 @@ def _passage(
         similarity=round(max(0.0, similarity), 4),
         statementSimilarity=round(max(0.0, stated), 4),
         learningComponents=components,
-        words=words.shared(part.text, found.statements[i], found.words, _WORDS_SHOWN),
+        words=bm25.shared(part.text, found.statements[i], found.words, _WORDS_SHOWN),
     )

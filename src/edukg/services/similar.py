@@ -30,8 +30,8 @@ from edukg.services import graph
 from edukg.services.crosswalks import Item, component_sets, item_of
 from edukg.services.crosswalks import overlap as jaccard_of
 from edukg.services.frameworks import framework
-from edukg.services.meaning import indexed
 from edukg.services.standards_view import StandardsView, Vectors, vectors, view
+from edukg.services.vector_index import indexed
 from edukg.store.base import Search, Store
 
 _SHARED_SHOWN = 10

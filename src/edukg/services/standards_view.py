@@ -6,7 +6,7 @@ statement (a framework that places one standard in several course trees); the do
 each lies in (services.hierarchy); the learning components that support each, its own and
 those of its published crosswalk counterparts (the export puts learning components on
 state standards: through its crosswalks Common Core's standards get them too); and the
-BM25 index of the statements (services.words). Aligning a text and finding a standard's
+BM25 index of the statements (services.bm25). Aligning a text and finding a standard's
 counterparts both rank over this view.
 """
 
@@ -20,10 +20,10 @@ from typing import Any
 import orjson
 
 from edukg.model.vocabulary import COMPONENT, grade_mask
-from edukg.services import hierarchy, words
-from edukg.services.meaning import Indexed, indexed
+from edukg.services import bm25, hierarchy
+from edukg.services.bm25 import Words
 from edukg.services.memo import remembered
-from edukg.services.words import Words
+from edukg.services.vector_index import Indexed, indexed
 from edukg.store.base import COMPONENTS, CROSSWALK, Matching, Search, Store, every_row
 
 _READ = 1000  # records read per query
@@ -124,7 +124,7 @@ def _build(store: Store, search: Search, index: Indexed | None) -> StandardsView
         groups=groups,
         twins=_twins(codes, statements),
         telling=[_telling(r, ancestry, i) for r, i in zip(records, ids, strict=True)],
-        words=words.index(statements),
+        words=bm25.index(statements),
         domain_of=domain_of,
         domains=domains,
         domain_names=[ancestry.nodes[d].description or "" for d in domains],
@@ -133,7 +133,7 @@ def _build(store: Store, search: Search, index: Indexed | None) -> StandardsView
         component_index=index_,
         components=components,
         component_texts=component_texts,
-        component_words=words.index(component_texts),
+        component_words=bm25.index(component_texts),
         ancestry=ancestry,
     )
 

@@ -30,10 +30,10 @@ from edukg.services import rank
 from edukg.services.alignment_evidence import Signals, evidence_of
 from edukg.services.crosswalks import item_of
 from edukg.services.frameworks import framework
-from edukg.services.meaning import indexed
 from edukg.services.passages import Passage, passages
 from edukg.services.standards_view import StandardsView, Vectors, vectors, view
 from edukg.services.subject_gate import gate
+from edukg.services.vector_index import indexed
 from edukg.store.base import Search, Store
 
 MAX_TEXT = 20_000  # characters

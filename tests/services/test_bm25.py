@@ -1,15 +1,15 @@
-"""services/words.py: terms, BM25 over statements, and the words two texts share."""
+"""services/bm25.py: terms, BM25 over statements, and the words two texts share."""
 
 from __future__ import annotations
 
-from edukg.services import words
+from edukg.services import bm25
 
 
 def test_terms_are_stemmed_words_and_numbers_without_common_words() -> None:
-    assert words.terms("Adding fractions with unlike denominators within 100") == [
+    assert bm25.terms("Adding fractions with unlike denominators within 100") == [
         "add", "fraction", "unlike", "denominator", "100"]  # fmt: skip
-    assert words.stem("multiplying") == words.stem("multiplies") == "multiply"
-    assert words.terms("The the THE") == []
+    assert bm25.stem("multiplying") == bm25.stem("multiplies") == "multiply"
+    assert bm25.terms("The the THE") == []
 
 
 def test_bm25_ranks_the_statement_that_shares_the_rarer_words_first() -> None:
@@ -18,7 +18,7 @@ def test_bm25_ranks_the_statement_that_shares_the_rarer_words_first() -> None:
         "Add and subtract within 20.",
         "Compare two fractions with different numerators and different denominators.",
     ]
-    index = words.index(statements)
+    index = bm25.index(statements)
     scores = index.scores("Students add fractions whose denominators differ.")
     assert scores.argmax() == 0
     assert scores[1] < scores[0] and scores[2] < scores[0]
@@ -30,14 +30,14 @@ def test_bm25_ranks_the_statement_that_shares_the_rarer_words_first() -> None:
 
 def test_shared_words_come_rarest_first_as_the_text_wrote_them() -> None:
     statements = ["Add fractions with unlike denominators.", "Add within 20.", "Add within 100."]
-    index = words.index(statements)
-    assert words.shared("We add fractions with denominators 4 and 6.", statements[0], index) == [
+    index = bm25.index(statements)
+    assert bm25.shared("We add fractions with denominators 4 and 6.", statements[0], index) == [
         "fractions", "denominators", "add"]  # fmt: skip
-    assert words.shared("Nothing in common.", statements[0], index) == []
+    assert bm25.shared("Nothing in common.", statements[0], index) == []
 
 
 def test_a_plural_and_its_singular_share_a_stem() -> None:
     for one, many in (("shape", "shapes"), ("box", "boxes"), ("fraction", "fractions"),
                       ("class", "classes"), ("ratio", "ratios"), ("graph", "graphing")):  # fmt: skip
-        assert words.stem(one) == words.stem(many), (one, many)
-    assert words.stem("glass") == "glass"
+        assert bm25.stem(one) == bm25.stem(many), (one, many)
+    assert bm25.stem("glass") == "glass"
