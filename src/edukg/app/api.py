@@ -131,6 +131,8 @@ class ApiAnswers:
 
     def _varies(self, op: Operation[Any], store: Store) -> str:
         """What else than the data and the values the answer varies with."""
+        if not op.varies:  # most operations: nothing
+            return ""
         varies = ""
         if RANKING in op.varies:  # the same data answers differently once indexed
             varies += ":" + searching.search_ranking(store)

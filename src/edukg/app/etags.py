@@ -36,7 +36,7 @@ def etag(
     (so unknown parameters, which change nothing, change no tag), and the encoding."""
     request = values if isinstance(values, bytes) else canonical(values)
     key = b"\0".join((content_id.encode(), operation_id.encode(), request, encoding))
-    return b'"' + hashlib.sha256(key).hexdigest()[:32].encode() + b'"'
+    return b'"%s"' % hashlib.sha256(key).digest()[:16].hex().encode()
 
 
 def named_tags(header: bytes) -> frozenset[bytes]:

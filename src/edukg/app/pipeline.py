@@ -95,6 +95,8 @@ class Pipeline:
                 ex.body = await read_body(ex.head, receive)
                 body_pending = False
                 answer = await self.off_loop(ex, self._answer, ex, entrance, confirm)
+            elif self.io is None:  # local files: inline, without a coroutine of its own
+                answer = guarded(ex, self._admit_and_answer, ex, entrance)
             else:  # one hop to a network thread, not two
                 answer = await self.off_loop(ex, self._admit_and_answer, ex, entrance)
             if isinstance(answer, Later):

@@ -95,10 +95,12 @@ class Responder:
         await send({"type": "http.response.start", "status": status, "headers": headers})
         if ex.method == "HEAD" or status == 304:
             body = b""
-        for start in range(0, len(body) - _CHUNK, _CHUNK):  # a large body: a few messages
-            piece = body[start : start + _CHUNK]
-            await send({"type": "http.response.body", "body": piece, "more_body": True})
-        await send({"type": "http.response.body", "body": body[_last_chunk(len(body)) :]})
+        if len(body) > _CHUNK:  # a large body: a few messages
+            for start in range(0, len(body) - _CHUNK, _CHUNK):
+                piece = body[start : start + _CHUNK]
+                await send({"type": "http.response.body", "body": piece, "more_body": True})
+            body = body[_last_chunk(len(body)) :]
+        await send({"type": "http.response.body", "body": body})
 
     def passing(self, ex: Exchange) -> Send:
         """A send for a mounted app (the MCP SDK) that answers for itself: the request's

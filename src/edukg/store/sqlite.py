@@ -41,6 +41,22 @@ _MANY = 500  # nodes per statement of lookup_many
 _MMAP_BYTES = 1 << 30  # 1 GiB: reads of an immutable file go straight to the page cache
 
 
+# One record by CASE UUID, for each number of kinds asked: one statement text each, made
+# once (the driver's statement cache then finds it without a new string to hash).
+_BY_CASE_UUID: dict[int, str] = {}
+
+
+def _by_case_uuid(kinds: int) -> str:
+    sql = _BY_CASE_UUID.get(kinds)
+    if sql is None:
+        marks = ",".join("?" * kinds)
+        sql = _BY_CASE_UUID[kinds] = (
+            f"SELECT identifier, kind, doc FROM docs WHERE case_uuid = ? AND kind IN ({marks})"
+            " ORDER BY identifier LIMIT 1"
+        )
+    return sql
+
+
 class SqliteStore:
     """Reads one loaded version; notices when `edukg load` switches the file.
 
@@ -217,12 +233,7 @@ class SqliteStore:
 
     def by_case_uuid(self, case_uuid: str, kinds: tuple[str, ...]) -> Found | None:
         """One record by CASE UUID; the lowest identifier wins if the data repeats one."""
-        marks = ",".join("?" * len(kinds))
-        rows = self._query(
-            f"SELECT identifier, kind, doc FROM docs WHERE case_uuid = ? AND kind IN ({marks})"
-            " ORDER BY identifier LIMIT 1",
-            (case_uuid, *kinds),
-        )
+        rows = self._query(_by_case_uuid(len(kinds)), (case_uuid, *kinds))
         return Found(*rows[0]) if rows else None
 
     def by_identifiers(self, identifiers: Sequence[str]) -> dict[str, Found]:
