@@ -8,7 +8,7 @@ Loads the sample into a temporary SQLite file, then calls the ASGI app directly 
 standard's request, over and over (every answer a response-cache hit), in this process:
 the figure is the pipeline's own cost, apart from uvicorn's. With `--before REV` the same
 for an earlier revision (a temporary worktree), alternated round by round in separate
-processes; medians printed. `--profile` prints cProfile's per-function times for this
+processes; medians printed. `--profile` prints cProfile's per-function times for each
 tree (the stages: app/pipeline.py). `--access-log` writes each request's log line (to
 /dev/null) to measure what it costs. `--uncached`: the same lookup with the response cache
 off, so that every request reads the store and builds its answer (what the cache does not
@@ -108,8 +108,10 @@ def main() -> int:
         print(f"{'median µs per ' + what + ' answer':<30}{'µs':>8}")
         for name, runs in figures.items():
             print(f"{name:<30}{statistics.median(runs):>8.2f}")
-        if args.profile:
-            _cost(trees["this tree"], db, args.access_log, cache, profile=True)
+        if args.profile:  # where the time goes, in each tree
+            for name, src in trees.items():
+                print(f"\n## {name}: cProfile, by own time")
+                _cost(src, db, args.access_log, cache, profile=True)
     return 0
 
 

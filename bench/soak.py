@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 
 from edukg.ingest.demo import demo_case_uuid, demo_framework_case_uuid
-from harness.processes import EDUKG
+from harness.processes import EDUKG, free_port
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -120,9 +120,7 @@ def main() -> int:
             [*edukg, "keys", "create", "soak", "--rate", "0", "--db", db],
             check=True, capture_output=True, text=True,
         ).stdout.splitlines()[-1]  # fmt: skip
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            port = s.getsockname()[1]
+        port = free_port()
         server = subprocess.Popen(
             [*edukg, "serve", "--db", db, "--port", str(port), "--workers", str(args.workers),
              "--no-access-log"],
