@@ -16,7 +16,8 @@ import httpx
 from edukg import __version__
 from edukg.adapters import metrics_files
 from edukg.adapters.config import Settings, options, to_env
-from edukg.cli.data import build_demo, index_step
+from edukg.cli.data import build_demo
+from edukg.cli.indexing import index_step
 from edukg.cli.output import (
     EXIT_FAILED,
     EXIT_NO_SERVER,

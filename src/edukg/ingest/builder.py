@@ -10,7 +10,7 @@ from __future__ import annotations
 import gc
 import hashlib
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -18,8 +18,8 @@ from typing import Any
 
 import orjson
 
-from edukg.ingest.case_import import CaseImport, PackageOutcome, index_export
-from edukg.ingest.case_package import Package, read_package
+from edukg.ingest.case_import import PackageOutcome, import_streams, prepare_import
+from edukg.ingest.case_package import read_package
 from edukg.ingest.changes import ChangeOutcome
 from edukg.ingest.derive import RULES
 from edukg.ingest.errors import LoadArgumentError, LoadError
@@ -29,10 +29,8 @@ from edukg.ingest.normalize import BadValue, encode, typed
 from edukg.ingest.reader import (
     RELATIONSHIP_FILES,
     Progress,
-    Source,
     downloads,
     guess_version,
-    read_lines,
     remove_stale_downloads,
     resolve,
 )
@@ -185,21 +183,23 @@ def build(
     `keep`: then drop the oldest releases beyond this many (never the current one).
     """
     _check_arguments(data_version, keep)
-    return _build(streams, backend_of(db), data_version, label_lines, relationships_named, keep)
+    backend = backend_of(db)
+    previous = current_release(backend)
+    return _build(streams, backend, previous, data_version, label_lines, relationships_named, keep)
 
 
 def _build(
     streams: Iterable[NamedLines],
     db: Backend,
+    previous: str | None,
     data_version: str | None,
     label_lines: str,
     relationships_named: bool,
     keep: int | None,
 ) -> LoadSummary:
-    """`build`, its arguments checked."""
+    """`build`, its arguments checked and the release it replaces read (`previous`)."""
     started = time.monotonic()
     summary = LoadSummary(data_version=data_version or "", content_id="")
-    previous = current_release(db)
     try:
         loader = db.loader()
     except Exception as exc:
@@ -316,30 +316,26 @@ def load(
     """
     _check_arguments(data_version, keep)
     backend = backend_of(db)
+    previous = current_release(backend)  # read before anything can change it
     version = data_version or guess_version(sources)
     with downloads(backend.workdir) as tmp:
         export, named_packages = resolve(sources, tmp, progress, limits)
         packages = [read_package(f.path, f.name, limits.package_bytes) for f in named_packages]
-        if packages and not export and not replace and _serves_data(backend):
+        if packages and not export and not replace and backend.serves_data():
             raise LoadError(
                 "only CASE packages were given, and this database serves data: loading them "
                 "alone would replace the whole graph. Name the export too (edukg load "
                 "EXPORT_DIR PACKAGE...), or give --replace to serve the packages alone; "
                 "nothing was changed"
             )
-        case = _case_import(packages, export, progress)
-
-        def streams() -> Iterator[NamedLines]:
-            for source in export:
-                lines = read_lines(source, progress)
-                yield source.name, case.export_lines(lines) if case else lines
-            if case:
-                yield from case.package_lines()
+        case = prepare_import(packages, export, progress)
 
         named = bool(packages) or any(
             Path(f.name).name.startswith(RELATIONSHIP_FILES[0][:13]) for f in export
         )
-        summary = _build(streams(), backend, version, f" in {', '.join(sources)}", named, keep)
+        streams = import_streams(export, case, progress)
+        summary = _build(streams, backend, previous, version, f" in {', '.join(sources)}",
+                         named, keep)  # fmt: skip
         summary.case = case.outcomes if case else []
         return summary
 
@@ -350,29 +346,3 @@ def remove_leftovers(db: str | Backend) -> None:
     backend = backend_of(db)
     remove_stale_downloads(backend.workdir)
     backend.remove_stale_builds()
-
-
-def _case_import(
-    packages: list[Package], export: list[Source], progress: Progress | None
-) -> CaseImport | None:
-    if not packages:
-        return None
-    if any(not f.path.is_file() for f in export):
-        raise LoadError("with CASE packages, the export must be files (a pipe is read once)")
-    wanted = {p.document["identifier"] for p in packages}
-    wanted |= {i["identifier"] for p in packages for i in p.items}
-    index = index_export((read_lines(f) for f in export), (read_lines(f) for f in export), wanted)
-    return CaseImport(packages, index)
-
-
-def _serves_data(db: Backend) -> bool:
-    if db.missing() is not None:
-        return False
-    try:
-        store = db.store()
-    except Exception:  # a database that cannot be opened serves nothing
-        return False
-    try:
-        return store.info() is not None
-    finally:
-        store.close()

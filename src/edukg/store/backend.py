@@ -112,6 +112,19 @@ class Backend(ABC):
         """Why the key commands cannot work here (no key file, and no data to put one
         beside when `creating`); None when they can."""
 
+    def serves_data(self) -> bool:
+        """Whether a release is loaded and served here now."""
+        if self.missing() is not None:
+            return False
+        try:
+            store = self.store()
+        except Exception:  # a database that cannot be opened serves nothing
+            return False
+        try:
+            return store.info() is not None
+        finally:
+            store.close()
+
     @property
     @abstractmethod
     def workdir(self) -> Path:
