@@ -41,6 +41,7 @@ import httpx
 
 from bench.hot_path import mix_paths
 from bench.open_loop import run as open_loop
+from harness import load
 from harness.network import LatencyProxy, SilentServer
 from harness.processes import EDUKG, free_port, wait_port
 
@@ -50,35 +51,9 @@ PG_ADMIN = os.environ.get("EDUKG_BENCH_PG", "postgresql://postgres@127.0.0.1:543
 
 
 def wrk(base: str, paths: list[str], key: str, seconds: int) -> tuple[float, float, int]:
-    """(requests per second, p99 ms, errors) at 32 connections, closed loop."""
-    script = Path(tempfile.mkstemp(suffix=".lua")[1])
-    lines = ["local paths = {", *[f"  [[{p}]]," for p in paths], "}", "local i = 0",
-             f'wrk.headers["x-api-key"] = "{key}"', "request = function()",
-             "  i = i % #paths + 1", '  return wrk.format("GET", paths[i])', "end"]  # fmt: skip
-    script.write_text("\n".join(lines))
-    out = subprocess.run(
-        ["taskset", "-c", "1", "wrk", "-t1", "-c32", f"-d{seconds}s", "--latency", "-s",
-         str(script), base],
-        capture_output=True, text=True, check=True,
-    ).stdout  # fmt: skip
-    script.unlink()
-    rps = float(next(x for x in out.splitlines() if x.startswith("Requests/sec")).split()[1])
-    p99 = next(x for x in out.splitlines() if x.strip().startswith("99%")).split()[1]
-    ms = (
-        float(p99[:-2])
-        if p99.endswith("ms")
-        else float(p99[:-2]) / 1000
-        if p99.endswith("us")
-        else float(p99[:-1]) * 1000
-    )
-    errors = sum(
-        int(t)
-        for line in out.splitlines()
-        if "Non-2xx" in line or "Socket errors" in line
-        for t in line.replace(",", " ").split()
-        if t.isdigit()
-    )
-    return rps, ms, errors
+    """(requests per second, p99 ms, errors) at 32 connections, closed loop (harness.load)."""
+    got = load.wrk(base, paths, {"x-api-key": key}, seconds)
+    return got["rps"], got["p99 ms"], int(got["errors"])
 
 
 def serve(db: str, *extra: str, redis: str | None = None) -> tuple[subprocess.Popen[bytes], int]:

@@ -25,8 +25,9 @@ from pathlib import Path
 
 import httpx
 
-from bench.serve import BASE, wrk
+from bench.serve import BASE
 from edukg.app.compression import GZIP_LEVEL, GZIP_MIN_BYTES
+from harness.load import wrk
 from harness.processes import EDUKG, free_port, wait_port
 
 ROOT = Path(__file__).resolve().parents[1]

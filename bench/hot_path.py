@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.serve import BASE
-from bench.serve import wrk as serve_wrk
+from harness.load import wrk as serve_wrk
 from harness.processes import EDUKG, free_port, wait_port
 from harness.revisions import checkout
 

@@ -27,9 +27,10 @@ from pathlib import Path
 
 import httpx
 
-from bench.serve import BASE, wrk
+from bench.serve import BASE
 from edukg.cli.output import size_text
 from edukg.store import open_releases
+from harness.load import wrk
 from harness.processes import EDUKG, free_port, wait_port
 
 ROOT = Path(__file__).resolve().parents[1]

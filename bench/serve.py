@@ -26,6 +26,7 @@ from urllib.parse import quote
 
 import httpx
 
+from harness.load import wrk
 from harness.processes import EDUKG, free_port, wait_port
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -78,36 +79,6 @@ def mix(db: str) -> list[tuple[str, int, str, str]]:
         ("crosswalks", 1, f"{BASE}/academic-standards/{xw_case}/crosswalks",
          f"SELECT doc FROM rows WHERE relation = 'crosswalk' AND node = '{xw_id}' ORDER BY sort_key LIMIT 100"),
     ]  # fmt: skip
-
-
-def wrk(url_base: str, paths: list[str], headers: dict[str, str], seconds: int) -> dict[str, float]:
-    script = Path(tempfile.mkstemp(suffix=".lua")[1])
-    lines = ["local paths = {"] + [f"  [[{p}]]," for p in paths] + ["}", "local i = 0"]
-    lines += [f'wrk.headers["{k}"] = "{v}"' for k, v in headers.items()]
-    lines += ["request = function()", "  i = i % #paths + 1",
-              '  return wrk.format("GET", paths[i])', "end"]  # fmt: skip
-    script.write_text("\n".join(lines))
-    out = subprocess.run(
-        ["taskset", "-c", "1", "wrk", "-t1", "-c32", f"-d{seconds}s", "--latency", "-s", str(script),
-         url_base],
-        capture_output=True, text=True, check=True,
-    ).stdout  # fmt: skip
-    script.unlink()
-    rps = float(next(x for x in out.splitlines() if x.startswith("Requests/sec")).split()[1])
-    errors = 0
-    for line in out.splitlines():
-        if "Non-2xx" in line or "Socket errors" in line:
-            errors += sum(int(t) for t in line.replace(",", " ").split() if t.isdigit())
-    p99 = next(x for x in out.splitlines() if x.strip().startswith("99%")).split()[1]
-    return {"rps": rps, "errors": errors, "p99 ms": _ms(p99)}
-
-
-def _ms(text: str) -> float:
-    """A wrk latency (`850.00us`, `2.31ms`, `1.02s`) in milliseconds."""
-    for unit, factor in (("us", 0.001), ("ms", 1.0), ("s", 1000.0)):
-        if text.endswith(unit):
-            return float(text[: -len(unit)]) * factor
-    return float(text)
 
 
 async def fixed_rate(

@@ -19,7 +19,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from bench.serve import mix, wrk
+from bench.serve import mix
+from harness.load import wrk
 from harness.processes import EDUKG, free_port, tree_env, wait_port
 from harness.revisions import checkout, cli, load_seconds
 
