@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import time
 from collections.abc import Iterator
@@ -42,13 +43,9 @@ def cmd_load(args: argparse.Namespace) -> int:
     )
     bar, advance = progress_bar()
     try:
-        if bar is not None:
-            with bar:
-                summary = load(args.source, args.backend, args.data_version, advance,  # type: ignore[arg-type]
-                               args.replace, args.keep, limits)  # fmt: skip
-        else:
-            summary = load(args.source, args.backend, args.data_version, replace=args.replace,
-                           keep=args.keep, limits=limits)  # fmt: skip
+        with bar if bar is not None else contextlib.nullcontext():  # a bar on a terminal only
+            summary = load(args.source, args.backend, args.data_version, advance,  # type: ignore[arg-type]
+                           args.replace, args.keep, limits)  # fmt: skip
     except LoadArgumentError as exc:
         say(f"{exc}; nothing was loaded")
         return EXIT_USAGE

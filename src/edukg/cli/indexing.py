@@ -3,6 +3,7 @@ progress bar), or in a process of its own that the load does not wait for."""
 
 from __future__ import annotations
 
+import contextlib
 import subprocess
 import sys
 
@@ -26,11 +27,8 @@ def index_step(db: Backend, required: bool = False, after_load: bool = False) ->
             bar.update(task, completed=done, total=total)
 
     try:
-        if bar is not None:
-            with bar:
-                summary = index(db, progress)
-        else:
-            summary = index(db)
+        with bar if bar is not None else contextlib.nullcontext():  # a bar on a terminal only
+            summary = index(db, progress)
     except ModelMissing as exc:
         say(f"Semantic index not built: {exc}. Search ranks by words only.")
         return 1 if required else 0

@@ -18,7 +18,7 @@ from typing import Any
 
 import orjson
 
-from edukg.ingest.case_import import PackageOutcome, import_streams, prepare_import
+from edukg.ingest.case_import import PackageOutcome, import_lines
 from edukg.ingest.case_package import read_package
 from edukg.ingest.changes import ChangeOutcome
 from edukg.ingest.derive import RULES
@@ -328,12 +328,10 @@ def load(
                 "EXPORT_DIR PACKAGE...), or give --replace to serve the packages alone; "
                 "nothing was changed"
             )
-        case = prepare_import(packages, export, progress)
-
+        case, streams = import_lines(packages, export, progress)
         named = bool(packages) or any(
             Path(f.name).name.startswith(RELATIONSHIP_FILES[0][:13]) for f in export
         )
-        streams = import_streams(export, case, progress)
         summary = _build(streams, backend, previous, version, f" in {', '.join(sources)}",
                          named, keep)  # fmt: skip
         summary.case = case.outcomes if case else []

@@ -22,7 +22,7 @@ from edukg.ingest.case_map import relationship as association_relationship
 from edukg.ingest.case_package import Package
 from edukg.ingest.errors import LoadError
 from edukg.ingest.normalize import BadValue, typed
-from edukg.ingest.reader import Progress, Source, read_lines
+from edukg.ingest.reader import Progress, Source, read_lines, sourced_lines
 from edukg.model.case_ids import case_identifier
 
 Lines = Iterable[tuple[int, bytes]]
@@ -300,11 +300,19 @@ def _report_unplaced(package: Package, refused: set[str], outcome: PackageOutcom
         )
 
 
-def prepare_import(
+def import_lines(
     packages: list[Package], export: list[Source], progress: Progress | None
-) -> CaseImport | None:
-    """What importing `packages` beside `export` needs (None without packages): the
-    export's records the packages name, read once to index them."""
+) -> tuple[CaseImport | None, Iterator[tuple[str, Iterable[tuple[int, bytes]]]]]:
+    """What a load reads, by source (reader.sourced_lines), and what importing `packages` beside
+    `export` needs (None without packages: the export's records the packages name,
+    read once to index them)."""
+    case = _prepared(packages, export)
+    if case is None:
+        return None, sourced_lines(export, progress)
+    return case, sourced_lines(export, progress, case.export_lines, case.package_lines())
+
+
+def _prepared(packages: list[Package], export: list[Source]) -> CaseImport | None:
     if not packages:
         return None
     if any(not f.path.is_file() for f in export):
@@ -313,15 +321,3 @@ def prepare_import(
     wanted |= {i["identifier"] for p in packages for i in p.items}
     index = index_export((read_lines(f) for f in export), (read_lines(f) for f in export), wanted)
     return CaseImport(packages, index)
-
-
-def import_streams(
-    export: list[Source], case: CaseImport | None, progress: Progress | None
-) -> Iterator[tuple[str, Iterable[tuple[int, bytes]]]]:
-    """The lines a load reads, by source: the export's files (with what the packages
-    replace in them, when there are packages), then the packages' own records."""
-    for source in export:
-        lines = read_lines(source, progress)
-        yield source.name, case.export_lines(lines) if case else lines
-    if case:
-        yield from case.package_lines()

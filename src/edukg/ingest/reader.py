@@ -9,7 +9,7 @@ import re
 import shutil
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from io import BufferedReader
 from pathlib import Path
@@ -232,6 +232,23 @@ def _position(raw: BufferedReader, counted: int) -> int:
         return raw.tell()
     except OSError:  # a pipe: bytes of lines read stand in for the position
         return counted
+
+
+Lines = Iterable[tuple[int, bytes]]  # (line number, line)
+
+
+def sourced_lines(
+    sources: list[Source],
+    progress: Progress | None = None,
+    through: Callable[[Lines], Lines] | None = None,
+    then: Iterable[tuple[str, Lines]] = (),
+) -> Iterator[tuple[str, Lines]]:
+    """The lines a load reads, by source: each file's (`through`: what replaces some of
+    them, as CASE packages do), then `then`'s (the packages' own records)."""
+    for source in sources:
+        lines = read_lines(source, progress)
+        yield source.name, through(lines) if through is not None else lines
+    yield from then
 
 
 def read_lines(source: Source, progress: Progress | None = None) -> Iterator[tuple[int, bytes]]:
