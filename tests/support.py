@@ -25,7 +25,8 @@ BASE = "/knowledge-graph/v0"
 class ServerThread:
     """uvicorn serving an ASGI app on 127.0.0.1:<free port>, in a background thread."""
 
-    def __init__(self, app: Any, limits: server.ServerLimits | None = None) -> None:
+    def __init__(self, app: Any, limits: server.ServerLimits | None = None, **options: Any) -> None:
+        """`options`: uvicorn's own settings (timeout_keep_alive=1, say)."""
         self.app = app
         # IPPROTO_TCP and TCP_NODELAY: without them, asyncio leaves Nagle's algorithm on
         # for accepted connections, and every response waits ~40 ms for a delayed ACK.
@@ -34,7 +35,7 @@ class ServerThread:
         self._sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self._sock.bind(("127.0.0.1", 0))
         self.port = self._sock.getsockname()[1]
-        config = server.config(app, limits, log_level="warning", lifespan="on")
+        config = server.config(app, limits, log_level="warning", lifespan="on", **options)
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(target=self._run, daemon=True)
 

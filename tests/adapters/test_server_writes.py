@@ -10,6 +10,7 @@ import re
 import shutil
 import socket
 import subprocess
+import time
 from pathlib import Path
 
 import httpx
@@ -163,5 +164,27 @@ def test_answers_carry_the_servers_headers_once_and_head_and_304_no_body(
         head, body = _exchange_raw(server.port, post)
         assert head.startswith(b"HTTP/1.1 401") and b"connection: close" in head.lower()
         assert b"AuthenticationError" in body
+    finally:
+        server.stop()
+
+
+def test_a_kept_alive_connection_idle_past_the_timeout_is_closed(tmp_path: Path) -> None:
+    from edukg.adapters.config import Settings
+    from edukg.app.core import EdukgApp
+    from tests.support import ServerThread
+
+    db = str(tmp_path / "edukg.db")
+    build_demo(db)
+    server = ServerThread(EdukgApp(Settings(db=db)), timeout_keep_alive=1).start()
+    ask = b"GET /healthz HTTP/1.1\r\nhost: x\r\n\r\n"
+    try:
+        with socket.create_connection(("127.0.0.1", server.port), timeout=5) as conn:
+            for _ in range(3):  # kept alive between answers closer together than the timeout
+                conn.sendall(ask)
+                assert conn.recv(65536).startswith(b"HTTP/1.1 200")
+                time.sleep(0.4)
+            started = time.monotonic()
+            assert conn.recv(65536) == b""  # closed by the server once idle past 1 s
+            assert 0.5 <= time.monotonic() - started + 0.4 < 3.0
     finally:
         server.stop()

@@ -80,6 +80,7 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
         self._head_since = 0.0  # when the current head began (loop time)
         self._tail = b""  # the last bytes of the head so far (its end may span two reads)
         self._one_write: _OneWrite | None = None  # what the connection's answers write to
+        self._idle_since = 0.0  # when its last answer left (loop time); 0: none yet
 
     # Connections
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
@@ -109,6 +110,28 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
         """No request under way: nothing of a head read, no response owed."""
         in_flight = self.cycle is not None and not self.cycle.response_complete
         return not in_flight and self._head_bytes == 0 and not self.transport.is_closing()
+
+    def idle_overdue(self, now: float) -> bool:
+        """Kept alive, idle, for longer than the keep-alive timeout since its last answer."""
+        return (
+            self._idle_since > 0.0 and now - self._idle_since > self.timeout_keep_alive
+            and self._idle()
+        )  # fmt: skip
+
+    def on_response_complete(self) -> None:
+        # uvicorn's own, but for the keep-alive timeout: it arms a timer per answer (2 µs,
+        # and a cancelled timer left in the loop's heap per request); the sweep that closes
+        # overdue heads closes connections idle past the timeout too (every 0.5 s).
+        self.server_state.total_requests += 1
+        if self.transport.is_closing():
+            return
+        self._unset_keepalive_if_required()
+        self.flow.resume_reading()
+        if self.pipeline:  # a pipelined request waits: start it
+            cycle, app = self.pipeline.pop()
+            self._start_asgi_task(cycle, app)
+        else:
+            self._idle_since = self.loop.time()
 
     def head_overdue(self, now: float, timeout: float) -> bool:
         """Still reading a request head begun more than `timeout` seconds ago."""
@@ -259,8 +282,8 @@ _sweeping: set[int] = set()  # event loops (by id) whose sweep is scheduled
 
 
 def _sweep_soon(loop: asyncio.AbstractEventLoop, connections: set[Any], timeout: float) -> None:
-    """Close connections whose head is overdue, once a second while any are open: one
-    pass per second rather than a timer per request."""
+    """Close connections whose head is overdue or that idled past the keep-alive timeout,
+    every _SWEEP_SECONDS while any are open: one pass rather than a timer per request."""
     if id(loop) in _sweeping:
         return
     _sweeping.add(id(loop))
@@ -268,10 +291,14 @@ def _sweep_soon(loop: asyncio.AbstractEventLoop, connections: set[Any], timeout:
     def sweep() -> None:
         now = loop.time()
         for conn in list(connections):
-            if isinstance(conn, GuardedHttpToolsProtocol) and conn.head_overdue(now, timeout):
+            if not isinstance(conn, GuardedHttpToolsProtocol):
+                continue
+            if conn.head_overdue(now, timeout):
                 log.debug(
                     "closing a connection that sent no complete request head in %g s", timeout
                 )
+                conn.transport.close()
+            elif conn.idle_overdue(now):  # kept alive past the keep-alive timeout
                 conn.transport.close()
         if connections:
             loop.call_later(_SWEEP_SECONDS, sweep)
