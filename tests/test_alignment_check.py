@@ -5,8 +5,8 @@ and the check's quality on the dev problems (floors a little under bench/align_e
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +16,7 @@ import pytest
 
 from edukg.store import open_store
 from harness import mathfish
-from harness.processes import EDUKG
+from harness.processes import edukg
 from tests.conftest import Api, _serve, error_of
 from tests.mcp_client import call, call_error, session
 from tests.support import BASE, SHARED
@@ -144,9 +144,7 @@ async def test_the_mcp_tool(indexed: Api) -> None:
         assert "No standard with code 3.MD.Z.9" in missing
 
 
-def _cli(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*EDUKG, *args], input=stdin,
-                          capture_output=True, text=True, timeout=120, check=False)  # fmt: skip
+_cli = partial(edukg, timeout=120)
 
 
 def test_the_cli(indexed_sample_db: str, tmp_path: Path) -> None:

@@ -13,7 +13,7 @@ import pytest
 
 from edukg.ingest.demo import demo_case_uuid, demo_framework_case_uuid
 from edukg.model.vocabulary import code_order
-from harness.processes import EDUKG
+from harness.processes import edukg
 from tests.conftest import Api
 from tests.mcp_client import call, call_error, session
 
@@ -21,10 +21,7 @@ VT, MS = demo_framework_case_uuid("vt-math"), demo_framework_case_uuid("ms-math"
 
 
 def _edukg(db: str, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*EDUKG, *args, "--db", db],
-        capture_output=True, text=True, check=False, timeout=120,
-    )  # fmt: skip
+    return edukg(*args, "--db", db, timeout=120)
 
 
 def test_cli_crosswalk_rows_equal_the_api(demo: Api, demo_db: str) -> None:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import subprocess
 import time
 import uuid
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +16,7 @@ from edukg.ingest.builder import load
 from edukg.ingest.changes import ChangeOutcome
 from edukg.ingest.normalize import typed
 from harness.exports import write_export
-from harness.processes import EDUKG
+from harness.processes import edukg
 from tests.conftest import BACKENDS, Api, _db_for, _serve, error_of
 from tests.support import SAMPLE
 
@@ -264,9 +264,7 @@ def test_another_pair_is_computed_in_the_background(served: Any) -> None:
     assert {(e[1], flip[e[3]]) for e in expected} == {(b[0], b[2]) for b in back}
 
 
-def _cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*EDUKG, *args], check=False,
-                          capture_output=True, text=True, timeout=300)  # fmt: skip
+_cli = partial(edukg, timeout=300)
 
 
 def test_edukg_diff_agrees(served: Any) -> None:

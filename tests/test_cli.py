@@ -20,6 +20,7 @@ from edukg.app.core import EdukgApp
 from edukg.cli import build_demo
 from edukg.ingest.demo import demo_lines
 from edukg.store import open_key_store
+from harness import processes
 from harness.exports import write_export
 from harness.processes import EDUKG, free_port, stop
 from tests.support import SAMPLE, ServerThread
@@ -203,9 +204,7 @@ def test_load_indexes_unless_told_not_and_index_resumes(tmp_path: Path) -> None:
     db = str(tmp_path / "i.db")
 
     def edukg(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [*EDUKG, *args, "--db", db], capture_output=True, text=True, check=False
-        )
+        return processes.edukg(*args, "--db", db)
 
     nothing = edukg("index")
     assert nothing.returncode == 1 and "nothing is loaded" in nothing.stderr

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sqlite3
-import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
@@ -13,12 +12,8 @@ import pytest
 from edukg.cli import build_demo
 from edukg.store import open_key_store
 from edukg.store.keys import KeyNameError, keys_path_for
-from harness.processes import EDUKG
+from harness.processes import edukg
 from tests.conftest import Api, error_of
-
-
-def edukg(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*EDUKG, *args], capture_output=True, text=True, check=False)
 
 
 def test_cli_create_prints_the_key_alone_on_the_last_line(fresh_db: str) -> None:

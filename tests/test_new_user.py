@@ -9,7 +9,7 @@ import subprocess
 import orjson
 
 from edukg.model.vocabulary import code_order
-from harness.processes import EDUKG
+from harness.processes import edukg
 from tests.conftest import Api
 
 CA = "California:Mathematics"
@@ -17,10 +17,7 @@ MS = "Multi-State:Mathematics"
 
 
 def _edukg(db: str, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*EDUKG, *args, "--db", db],
-        capture_output=True, text=True, check=False, timeout=180,
-    )  # fmt: skip
+    return edukg(*args, "--db", db, timeout=180)
 
 
 def test_a_curriculum_without_alignments_says_so(sample: Api, sample_db: str) -> None:

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import os
-import subprocess
 import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +22,7 @@ from edukg.ingest.demo import demo_case_uuid, demo_lines
 from edukg.ingest.index import index
 from edukg.store import ReleaseError, is_postgres, open_releases
 from harness.exports import write_export
-from harness.processes import EDUKG
+from harness.processes import edukg
 from tests.conftest import BACKENDS, Api, _db_for, _serve, error_of
 from tests.support import BASE, SAMPLE
 
@@ -238,9 +238,7 @@ async def test_mcp_and_case_answer_from_the_pinned_release(
     assert pinned.json()["humanCodingScheme"] == edits.removed_code
 
 
-def _cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*EDUKG, *args],
-                          check=False, capture_output=True, text=True, timeout=120)  # fmt: skip
+_cli = partial(edukg, timeout=120)
 
 
 def test_use_and_drop_while_serving_under_load(

@@ -25,7 +25,7 @@ from edukg.ingest.demo import (
 )
 from edukg.ingest.index import index
 from harness.exports import write_export
-from harness.processes import EDUKG, free_port, stop, wait_for
+from harness.processes import EDUKG, edukg, free_port, stop, wait_for
 from tests.conftest import RUN, Api, error_of
 from tests.every_operation import BY_MEANING, LOAD_TIMED, RANKED, REQUESTS, unsigned
 from tests.support import BASE, ServerThread
@@ -148,10 +148,7 @@ def test_database_unreachable_is_503(tmp_path: Path) -> None:
 
 
 def _edukg(*args: str, db: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*EDUKG, *args, "--db", db],
-        capture_output=True, text=True, check=False,
-    )  # fmt: skip
+    return edukg(*args, "--db", db)
 
 
 def test_two_servers_share_one_database_and_one_redis(

@@ -64,3 +64,13 @@ def test_key_commands_say_which_file_is_missing(
 def test_load_limits_are_given_in_mib_and_never_below_one() -> None:
     assert LoadLimits.of(None, None) == LoadLimits(MAX_DOWNLOAD, MAX_PACKAGE_MB << 20)
     assert LoadLimits.of(0, 3) == LoadLimits(1 << 20, 3 << 20)
+
+
+def test_a_size_flag_wins_over_its_variable(monkeypatch: pytest.MonkeyPatch) -> None:
+    from edukg.cli.data import _megabytes
+
+    monkeypatch.setenv("EDUKG_MAX_DOWNLOAD_MB", "7")
+    assert _megabytes(0, "EDUKG_MAX_DOWNLOAD_MB") == 0  # given, even 0 (then 1 MiB)
+    assert _megabytes(None, "EDUKG_MAX_DOWNLOAD_MB") == 7
+    monkeypatch.delenv("EDUKG_MAX_DOWNLOAD_MB")
+    assert _megabytes(None, "EDUKG_MAX_DOWNLOAD_MB") is None

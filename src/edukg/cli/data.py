@@ -38,8 +38,8 @@ def cmd_load(args: argparse.Namespace) -> int:
         say(f"{missing}; nothing was loaded")
         return EXIT_USAGE
     limits = LoadLimits.of(
-        args.max_download or _megabytes("EDUKG_MAX_DOWNLOAD_MB"),
-        args.max_package_mb or _megabytes("EDUKG_MAX_PACKAGE_MB"),
+        _megabytes(args.max_download, "EDUKG_MAX_DOWNLOAD_MB"),
+        _megabytes(args.max_package_mb, "EDUKG_MAX_PACKAGE_MB"),
     )
     bar, advance = progress_bar()
     try:
@@ -68,8 +68,10 @@ def cmd_load(args: argparse.Namespace) -> int:
     return index_detached(args.backend)
 
 
-def _megabytes(variable: str) -> int | None:
-    """A size in MiB from the environment (what the flag's absence leaves to it)."""
+def _megabytes(flag: int | None, variable: str) -> int | None:
+    """A size in MiB: the flag's, else its variable's, else None (the default)."""
+    if flag is not None:
+        return flag
     given = os.environ.get(variable)
     return int(given) if given else None
 

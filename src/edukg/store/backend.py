@@ -113,9 +113,8 @@ class Backend(ABC):
         beside when `creating`); None when they can."""
 
     def serves_data(self) -> bool:
-        """Whether a release is loaded and served here now."""
-        if self.missing() is not None:
-            return False
+        """Whether a release is loaded and served here now (a database that is not there,
+        or cannot be opened, serves nothing)."""
         try:
             store = self.store()
         except Exception:  # a database that cannot be opened serves nothing
