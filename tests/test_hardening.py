@@ -10,6 +10,7 @@ import os
 import select
 import socket
 import subprocess
+import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -241,3 +242,86 @@ def test_serve_removes_what_killed_loads_left(tmp_path: Path) -> None:
         stop(proc)
     assert not any(path.exists() for path in leftovers)
     assert all(path.exists() for path in kept)
+
+
+def test_slow_heads_at_the_cap_do_not_starve_a_keyed_client(tmp_path: Path) -> None:
+    """Keyless connections that each sent one byte of a head, more than the cap and
+    reopened as soon as they are closed, left no room for a keyed client's new
+    connections (0 of 44 answered): a connection with part of a head was not idle, so the
+    newcomer was refused. Now the connection waiting longest on an unfinished head goes."""
+    cap = 24
+    db = tmp_path / "edukg.db"
+    build_demo(str(db))
+    keys = open_key_store(str(db))
+    key = keys.create("slow-heads")
+    keys.close()
+    port = free_port()
+    # A head deadline far beyond the test: only the cap can make room.
+    proc = subprocess.Popen(
+        [*EDUKG, "serve", "--db", str(db), "--port", str(port), "--no-access-log",
+         "--header-timeout", "300", "--max-connections", str(cap)],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )  # fmt: skip
+    try:
+        wait_for(f"http://127.0.0.1:{port}/healthz", proc)
+        with _SlowHeads(port, cap + 16) as attack:
+            attack.wait_full()
+            answered = sum(_keyed_get(port, key) for _ in range(20))
+        assert answered == 20, f"{answered} of 20 answered; {attack.reopened} slow heads reopened"
+    finally:
+        stop(proc)
+
+
+def _keyed_get(port: int, key: str) -> bool:
+    """One GET with the key on a new connection: whether it was answered 200."""
+    request = (f"GET {BASE}/standards-frameworks HTTP/1.1\r\nhost: x\r\nx-api-key: {key}\r\n"
+               "connection: close\r\n\r\n").encode()  # fmt: skip
+    return exchange(port, request, read_for=10).startswith(b"HTTP/1.1 200 ")
+
+
+class _SlowHeads:
+    """`count` connections, each holding one byte of a request head, reopened when closed
+    (on a thread of its own, until the block ends)."""
+
+    def __init__(self, port: int, count: int) -> None:
+        self.port = port
+        self.count = count
+        self.reopened = 0
+        self._open: list[socket.socket] = []
+        self._stop = threading.Event()
+        self._full = threading.Event()
+        self._thread = threading.Thread(target=self._hold, daemon=True)
+
+    def __enter__(self) -> _SlowHeads:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join(timeout=30)
+        for s in self._open:
+            s.close()
+
+    def wait_full(self) -> None:
+        """Until every connection has been opened once."""
+        assert self._full.wait(timeout=30), "the slow heads could not connect"
+
+    def _connect(self) -> None:
+        with contextlib.suppress(OSError):
+            s = socket.create_connection(("127.0.0.1", self.port), timeout=5)
+            s.sendall(b"G")
+            self._open.append(s)
+
+    def _hold(self) -> None:
+        for _ in range(self.count):
+            self._connect()
+        self._full.set()
+        while not self._stop.is_set():
+            readable, _, _ = select.select(self._open, [], [], 0.05)
+            for s in readable:  # closed by the server (nothing else is ever sent)
+                self._open.remove(s)
+                s.close()
+            for _ in range(self.count - len(self._open)):
+                self.reopened += 1
+                self._connect()
+            time.sleep(0.01)

@@ -121,8 +121,8 @@ class Settings:
                                     "seconds a connection has to send a complete request"
                                     " head", read=float, metavar="SECONDS")  # fmt: skip
     max_connections: int = _option(1000, "--max-connections", "EDUKG_MAX_CONNECTIONS",
-                                   "open connections per worker; idle ones are closed"
-                                   " first", read=int, metavar="N")  # fmt: skip
+                                   "open connections per worker; beyond it, those waiting"
+                                   " longest for their client are closed first", read=int, metavar="N")  # fmt: skip
     public_url: str = _option("", "--public-url", "EDUKG_PUBLIC_URL",
                               "the URL clients reach this server at, for CASE URIs",
                               read=lambda t: t.rstrip("/"),

@@ -4,8 +4,8 @@ uvicorn's httptools protocol keeps a request's URL and headers until the head is
 complete, however long it grows, and waits for ever on a connection that never sends
 one. The guarded protocol counts the head's bytes as they arrive and answers 414 or
 431 (in the API's Error shape) as soon as a limit is passed, closes connections that
-send no complete head within a timeout, and sheds idle connections beyond a per-worker
-cap, so that neither memory nor file descriptors depend on what a client sends.
+send no complete head within a timeout, and beyond a per-worker cap closes the
+connections that have waited longest for their client (idle, or on an unfinished head), so that neither memory nor file descriptors depend on what a client sends.
 Limits and reasons: docs/security.md.
 """
 
@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import heapq
 import logging
 import resource
 import socket
@@ -92,19 +93,47 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
             _sweep_soon(self.loop, self.connections, self.limits.header_timeout)
 
     def _shed(self) -> None:
-        """Over the cap: close the oldest connections that are not in a request."""
-        idle = sorted(
-            (c for c in self.connections if isinstance(c, GuardedHttpToolsProtocol) and c._idle()),
-            key=lambda c: c._opened,
-        )
+        """Over the cap: close connections past the head deadline, then those that have
+        waited longest for their client (idle between requests, or on a head begun and
+        not finished), and refuse the newcomer only when every other one is in a request.
+        A head counts as waiting: a client that holds a byte of a head on each of its
+        connections would otherwise keep the cap full and every newcomer out."""
+        now = self.loop.time()
+        timeout = self.limits.header_timeout
+        waiting: list[tuple[float, float, GuardedHttpToolsProtocol]] = []
+        for conn in list(self.connections):
+            if conn is self or not isinstance(conn, GuardedHttpToolsProtocol):
+                continue
+            if conn.head_overdue(now, timeout):
+                log.debug("closing a connection that sent no complete request head in %g s",
+                          timeout)  # fmt: skip
+                conn._close_for_room()
+                continue
+            since = conn._waiting_since()
+            if since is not None:
+                waiting.append((since, conn._opened, conn))
         excess = len(self.connections) - self.limits.max_connections
-        for conn in idle[:excess]:
-            log.debug("closing an idle connection: over %d per worker", self.limits.max_connections)
-            conn.transport.close()
-            self.connections.discard(conn)
+        for _, _, conn in heapq.nsmallest(excess, waiting, key=lambda w: w[:2]):
+            log.debug("closing the connection waiting longest: over %d per worker",
+                      self.limits.max_connections)  # fmt: skip
+            conn._close_for_room()
         if len(self.connections) > self.limits.max_connections:
-            self.transport.close()  # every other one is busy: refuse the newcomer
+            self.transport.close()  # every other one is in a request: refuse the newcomer
             self.connections.discard(self)
+
+    def _close_for_room(self) -> None:
+        self.transport.close()
+        self.connections.discard(self)
+
+    def _waiting_since(self) -> float | None:
+        """Since when (loop time) this connection has waited for its client: for the next
+        request after an answer, or for the rest of a head (a new connection: since it
+        opened). None while a request is under way or the connection is closing."""
+        if self._draining >= 0 or self.transport.is_closing():
+            return None
+        if self.cycle is not None and not self.cycle.response_complete:
+            return None
+        return self._head_since if self._in_head else self._idle_since
 
     def _idle(self) -> bool:
         """No request under way: nothing of a head read, no response owed."""
