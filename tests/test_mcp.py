@@ -256,6 +256,20 @@ async def test_code_lookup_finds_the_alternate_code(sample: Api) -> None:
     assert [x["code"] for x in body["standards"]] == ["1.NBT.A.1"]
 
 
+async def test_code_lookup_reads_codes_as_teachers_write_them(sample: Api) -> None:
+    async with session(sample) as s:
+        short = await call(s, "find_standard_statement", code="6.RP.3c", jurisdiction="California")
+        high = await call(s, "find_standard_statement", code="A-REI.11")
+        cluster = await call(s, "find_standard_statement", code="6 rp 3")
+    assert [x["code"] for x in short["standards"]] == ["6.RP.A.3.c"]
+    assert {x["code"] for x in high["standards"]} == {"HSA-REI.D.11"}
+    assert {x["jurisdiction"] for x in high["standards"]} == {"California", "Multi-State"}
+    # A code is a prefix: 6.RP.A.3 and its parts, in both jurisdictions.
+    found = {(x["code"], x["jurisdiction"]) for x in cluster["standards"]}
+    assert {("6.RP.A.3", "California"), ("6.RP.A.3.c", "Multi-State")} <= found
+    assert {code for code, _ in found} == {"6.RP.A.3", *(f"6.RP.A.3.{x}" for x in "abcd")}
+
+
 async def test_unknown_arguments_are_named(demo: Api) -> None:
     async with session(demo) as s:
         message = await call_error(s, "find_standard_statement", code="3.NF", colour="red")

@@ -202,3 +202,35 @@ def test_children_come_in_the_order_people_read_codes(sample: Api) -> None:
             assert [k["identifier"] for k in paged] == [k["identifier"] for k in kids]
             checked += 1
     assert checked
+
+
+@pytest.mark.parametrize(
+    ("written", "place", "real"),
+    [
+        ("6.RP.3c", "Multi-State", "6.RP.A.3.c"),
+        ("6.RP.A.3c", "California", "6.RP.A.3.c"),
+        ("CCSS.MATH.CONTENT.6.RP.A.3.C", "Multi-State", "6.RP.A.3.c"),
+        ("A-REI.11", "California", "HSA-REI.D.11"),
+        ("F.IF.4", "Multi-State", "HSF-IF.B.4"),
+    ],
+)
+def test_codes_as_teachers_write_them(sample: Api, written: str, place: str, real: str) -> None:
+    """Search by code and a code typed as the query find the standard a short form names,
+    answering its real code."""
+    by_code = sample.ok("/academic-standards/search", statementCode=written, jurisdiction=place)
+    assert by_code and {r["statementCode"] for r in by_code} == {real}
+    assert all(r["score"] == 1.0 and r["jurisdiction"] == place for r in by_code)
+    typed = sample.ok("/academic-standards/search", query=written, jurisdiction=place)
+    assert typed[0]["statementCode"] == real and typed[0]["score"] == 1.0
+
+
+def test_a_short_code_in_a_framework_finds_its_branch(sample: Api) -> None:
+    """The explorer's find within a framework: F.IF.4 is HSF-IF.B.4 of each course that
+    has it; 6.RP.3 is 6.RP.A.3 and its parts."""
+    found = sample.ok("/academic-standards/search", query="6.RP.3", limit=50,
+                      standardsFrameworkCaseIdentifierUUID=CA_MATH)  # fmt: skip
+    assert {r["statementCode"] for r in found} == {"6.RP.A.3", "6.RP.A.3.a", "6.RP.A.3.b",
+                                                   "6.RP.A.3.c", "6.RP.A.3.d"}  # fmt: skip
+    courses = sample.ok("/academic-standards/search", query="f.if.4", limit=50,
+                        standardsFrameworkCaseIdentifierUUID=CA_MATH)  # fmt: skip
+    assert len(courses) > 1 and {r["statementCode"] for r in courses} == {"HSF-IF.B.4"}

@@ -171,6 +171,17 @@ def test_matching_by_code_text_and_filters(store: Store) -> None:
     assert words and all("fraction" in orjson.loads(doc)["description"].lower() for _, doc in words)
 
 
+def test_matching_any_of_several_codes(store: Store) -> None:
+    """`codes`: any of them, as the statement code or its alternate, with the filters."""
+    wanted = ("3.NF.A.1", "3.NF.A.2", "NO.SUCH.CODE")
+    found = store.page(Matching(STANDARD, codes=wanted), None, 100)
+    assert {orjson.loads(doc)["statementCode"] for _, doc in found} == {"3.NF.A.1", "3.NF.A.2"}
+    one = store.page(Matching(STANDARD, codes=("3.NF.A.1",)), None, 100)
+    assert one == store.page(Matching(STANDARD, code="3.NF.A.1"), None, 100)
+    assert store.page(Matching(STANDARD, codes=wanted, grades_mask=grade_mask(["4"])), None,
+                      10) == []  # fmt: skip
+
+
 def test_keys_create_verify_list_revoke(any_demo_db: str) -> None:
     keys = open_key_store(any_demo_db)
     try:

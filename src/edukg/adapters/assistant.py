@@ -8,6 +8,7 @@ ValidationError, whose message the MCP adapter passes on as a tool error.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Any
 
 import orjson
@@ -16,7 +17,16 @@ from edukg.model.errors import ValidationError
 from edukg.model.vocabulary import LESSON, STANDARD, UUID_EXAMPLE, UUID_PATTERN
 from edukg.model.vocabulary import code_order as natural
 from edukg.services import graph
-from edukg.store.base import BUILDS_TOWARDS, CHILDREN, COMPONENTS, PREREQUISITES, Matching, Store
+from edukg.services.codes import resolve
+from edukg.store.base import (
+    BUILDS_TOWARDS,
+    CHILDREN,
+    COMPONENTS,
+    PREREQUISITES,
+    Matching,
+    Row,
+    Store,
+)
 
 MAX_STANDARDS = 50
 MAX_LESSONS = 50
@@ -79,16 +89,15 @@ def find_standards(
         raise ValidationError(
             "Give exactly one of `code` (e.g. '3.NF.A.1') or `keywords` (a list of words)."
         )
-    wanted = code.strip().upper() if code else None
-    query = Matching(
-        STANDARD,
-        code=wanted,
-        code_prefix=f"{wanted}." if wanted else None,  # 2.OA: itself and 2.OA.*
-        words=words,
-        subject=subject,
-        jurisdiction=jurisdiction,
-    )
-    rows = graph.matching(store, query, _MATCH_CAP)
+    query = Matching(STANDARD, words=words, subject=subject, jurisdiction=jurisdiction)
+    named: tuple[str, ...] = ()
+    if code:
+        found = resolve(store, code, query)  # 6.RP.3c is 6.RP.A.3.c (services.codes)
+        if found.several:
+            return {"standards": [], "note": f"The code {code.strip()} fits several standards:"
+                    f" {', '.join(found.several)}. Give the whole code."}  # fmt: skip
+        named = found.codes or (code.strip(),)  # else a prefix as written: 2.OA, 3.NF
+    rows = _matching(store, query, named)
     records = sorted(
         (_decode(doc) for _, doc in rows),
         key=lambda r: (natural(r.get("statementCode")), r["identifier"]),
@@ -109,6 +118,19 @@ def find_standards(
     elif not standards:
         result["note"] = "No standard matched. Try a shorter code prefix or other keywords."
     return result
+
+
+def _matching(store: Store, query: Matching, codes: tuple[str, ...]) -> list[Row]:
+    """The records of `query`, or those bearing each code or under it (2.OA: itself and
+    2.OA.*), up to the cap, by identifier."""
+    if not codes:
+        return graph.matching(store, query, _MATCH_CAP)
+    rows: dict[str, bytes] = {}
+    for code in codes:
+        wanted = code.upper()
+        prefixed = replace(query, code=wanted, code_prefix=f"{wanted}.")
+        rows.update(graph.matching(store, prefixed, _MATCH_CAP))
+    return sorted(rows.items())[:_MATCH_CAP]
 
 
 def progression(store: Store, case_uuid: str, direction: str) -> dict[str, Any]:

@@ -130,8 +130,9 @@ _DESCRIPTIONS: dict[str, str] = {
     "find_standard_statement": (
         "Find academic standards by code or by keywords. `code` is a case-insensitive "
         "prefix on the statement code: '2.OA' returns 2.OA and every 2.OA.*, '3.NF.A.1' "
-        "just that standard. `keywords` matches standards whose statement contains ANY of "
-        "the words. Give one of code or keywords. Optional filters: academicSubject "
+        "just that standard; short forms name the standard they mean (6.RP.3c is "
+        "6.RP.A.3.c, A-REI.11 is HSA-REI.D.11). `keywords` matches standards whose "
+        "statement contains ANY of the words. Give one of code or keywords. Optional filters: academicSubject "
         "(e.g. Mathematics) and jurisdiction (e.g. California, Multi-State for Common "
         f"Core); no jurisdiction filter unless given. At most {MAX_STANDARDS} standards, "
         "ordered by code, each with its direct sub-standards; a note says when more "

@@ -2,12 +2,14 @@
 
 Lexical ranking is the store's (BM25 on SQLite's FTS5, ts_rank_cd on PostgreSQL); where
 the loaded version has a semantic index, dense embeddings are fused with it by
-reciprocal rank. A statement code typed as the query is found first, exactly.
+reciprocal rank. A statement code typed as the query is found first, as people write
+codes (6.RP.3c for 6.RP.A.3.c: services.codes).
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 import orjson
 
@@ -16,6 +18,7 @@ from edukg.model.errors import ValidationError
 from edukg.model.records import with_encoded
 from edukg.model.vocabulary import COMPONENT, SKILL, STANDARD
 from edukg.services import rank
+from edukg.services.codes import looks_like_code, resolve
 from edukg.store.base import Matching, Row, Search, Store
 
 # Search: lexical (BM25 on SQLite's FTS5, ts_rank_cd on PostgreSQL), fused with dense
@@ -64,43 +67,11 @@ STOPWORDS = frozenset(
         "without",
     ]
 )
-_CODE_PART = re.compile(r"[A-Za-z0-9]+")
-_LETTERS_OR_DIGITS = re.compile(r"[A-Za-z]+|[0-9]+")
 MAX_WORDS = 32
 
 
 def _with_score(doc: bytes, score: float) -> bytes:
     return with_encoded(doc, b'"score":' + orjson.dumps(score))
-
-
-def _code_candidates(query: str) -> list[str]:
-    """Codes a code-like query may mean, most literal first.
-
-    "3.nf.a.1" -> 3.NF.A.1; "rl 4 3" -> RL.4.3; "5nbt7" and "5.NBT.7" (the cluster left
-    out, as teachers often write it) -> 5.NBT.A.7, 5.NBT.B.7, ...; "hsa sse b 3 b" ->
-    HSA-SSE.B.3.B.
-    """
-    if len(query) > 24 or not any(c.isdigit() for c in query):
-        return []
-    parts = _CODE_PART.findall(query)
-    if not parts or len(parts) > 6:
-        return []
-    # "5nbt7": runs of letters and of digits are parts too.
-    pieces = [p for part in parts for p in _LETTERS_OR_DIGITS.findall(part)]
-    plain = re.sub(r"\s+", ".", query.strip()).upper()
-    out = [plain, ".".join(parts).upper(), ".".join(pieces).upper()]
-    upper = [p.upper() for p in pieces]
-    if upper[0].startswith("HS") and len(upper) > 1:  # HSA-SSE.B.3: a dash after the category
-        out.append(f"{upper[0]}-{'.'.join(upper[1:])}")
-    if (
-        len(upper) in (3, 4)
-        and (upper[0].isdigit() or upper[0] == "K")
-        and upper[1].isalpha()
-        and upper[2].isdigit()
-    ):
-        rest = ".".join(upper[2:])
-        out.extend(f"{upper[0]}.{upper[1]}.{cluster}.{rest}" for cluster in "ABCDEFG")
-    return list(dict.fromkeys(out))
 
 
 def query_words(text: str) -> tuple[str, ...]:
@@ -113,7 +84,7 @@ def query_words(text: str) -> tuple[str, ...]:
 def _exclusive(query: str | None, code: str | None) -> None:
     if (query is None) == (code is None):
         raise ValidationError(
-            "Provide exactly one of `query` (words) or `statementCode` (an exact code).",
+            "Provide exactly one of `query` (words) or `statementCode` (a code).",
             {"parameters": ["query", "statementCode"]},
         )
 
@@ -128,10 +99,9 @@ def _search(
     mode: str = "hybrid",
 ) -> list[bytes]:
     out: dict[str, bytes] = {}
-    if codes:
-        for code in _code_candidates(query):
-            for identifier, doc in _code_hits(store, kind, code, filters, limit):
-                out.setdefault(identifier, _with_score(doc, 1.0))
+    if codes and looks_like_code(query):
+        for identifier, doc in _code_hits(store, kind, query, filters, limit):
+            out.setdefault(identifier, _with_score(doc, 1.0))
     if len(out) >= limit or (out and filters.framework is not None):
         # Within a framework a code names a branch of it: that branch is the answer.
         return list(out.values())[:limit]
@@ -214,20 +184,23 @@ def search_mode(store: Store) -> dict[str, object]:
     }
 
 
-def _code_hits(store: Store, kind: str, code: str, filters: Search, limit: int) -> list[Row]:
-    """Exact code matches (case-insensitive), with the search filters applied; within a
-    framework, the items under the code too (3.NF.A: 3.NF.A and every 3.NF.A.*)."""
-    query = Matching(
-        kind,
-        code=code.upper(),
-        code_prefix=code.upper() + "." if filters.framework else None,
-        subject=filters.subject,
-        jurisdiction=filters.jurisdiction,
-        statement_type=filters.statement_type,
-        grades_mask=filters.grades_mask,
-        framework=filters.framework,
-    )
-    return store.page(query, None, limit)
+def _code_hits(store: Store, kind: str, written: str, filters: Search, limit: int) -> list[Row]:
+    """The records a code names as a person writes it (6.RP.3c is 6.RP.A.3.c:
+    services.codes), with the search filters applied; within a framework, the items
+    under the code too (3.NF.A: 3.NF.A and every 3.NF.A.*)."""
+    within = Matching(kind, subject=filters.subject, jurisdiction=filters.jurisdiction,
+                      statement_type=filters.statement_type, grades_mask=filters.grades_mask,
+                      framework=filters.framework)  # fmt: skip
+    found = resolve(store, written, within)
+    if filters.framework is None:
+        return list(found.rows[:limit])
+    # A branch is named by its code, found or as written (3.NF, a domain no item bears).
+    named = found.codes or (written.strip().upper(),)
+    rows: dict[str, bytes] = {}
+    for code in named:
+        branch = replace(within, code=code.upper(), code_prefix=code.upper() + ".")
+        rows.update(store.page(branch, None, limit))
+    return sorted(rows.items())[:limit]
 
 
 def search_standards(
@@ -238,7 +211,7 @@ def search_standards(
     limit: int,
     mode: str = "hybrid",
 ) -> list[bytes]:
-    """Standards by words (ranked) or by exact code (score 1.0), filters first.
+    """Standards by words (ranked) or by code (score 1.0), filters first.
 
     `mode`: "hybrid" (the default), or "lexical" or "dense" alone (for evaluation).
     """
@@ -261,7 +234,7 @@ def search_components(
 def search_skills(
     store: Store, query: str | None, code: str | None, statement_type: str | None, limit: int
 ) -> list[bytes]:
-    """Durable skills by words (ranked) or by exact code (score 1.0)."""
+    """Durable skills by words (ranked) or by code (score 1.0)."""
     _exclusive(query, code)
     filters = Search(SKILL, (), statement_type=statement_type)
     if code is not None:

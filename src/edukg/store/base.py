@@ -131,13 +131,16 @@ class OfKind:
 class Matching:
     """Records of a kind whose code or text matches; for assistants' lookups.
 
-    Codes are upper-cased. `code` matches exactly, `code_prefix` any code that starts
-    with it, and with both a record matching either is taken (`2.OA` and `2.OA.`: 2.OA
-    and every 2.OA.*, not 2.OAX). `words`: lower-cased; any of them in the text.
-    `framework` (a node identifier, as every filter here): its members only."""
+    Codes are upper-cased. `code` matches exactly (the statement code or its alternate),
+    `codes` any of several exactly (the ways one written code may be meant),
+    `code_prefix` any code that starts with it, and with more than one of them a record
+    matching either is taken (`2.OA` and `2.OA.`: 2.OA and every 2.OA.*, not 2.OAX).
+    `words`: lower-cased; any of them in the text. `framework` (a node identifier, as
+    every filter here): its members only."""
 
     kind: str
     code: str | None = None
+    codes: tuple[str, ...] = ()
     code_prefix: str | None = None
     words: tuple[str, ...] = ()
     subject: str | None = None

@@ -105,9 +105,13 @@ def _matching_sql(query: Matching, w: _Where, p: str) -> tuple[str, list[object]
     w.add("kind = {m}", query.kind)
     w.add("identifier > {m}", w.after)
     m, codes, values = w.m, [], []
-    if query.code is not None:  # the statement code or its alternate (1.NBT.1)
+    exact = ((query.code,) if query.code is not None else ()) + query.codes
+    if len(exact) == 1:  # the statement code or its alternate (1.NBT.1)
         codes.append(f"code = {m} OR alt_code = {m}")
-        values += [query.code, query.code]
+    elif exact:
+        marks = ", ".join([m] * len(exact))
+        codes.append(f"code IN ({marks}) OR alt_code IN ({marks})")
+    values += [*exact, *exact]
     if query.code_prefix:
         codes.append(f"(code >= {m} AND code < {m})")
         values += [query.code_prefix, _successor(query.code_prefix)]

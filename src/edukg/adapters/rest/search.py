@@ -17,8 +17,10 @@ from edukg.store.base import Search
 _Limit = Annotated[int, Param("Maximum number of results (1-50)", minimum=1, maximum=50)]
 _Query = Annotated[str | None, Param("Words to search for (ranked by relevance)", max_length=500)]
 _Code = Annotated[
-    str | None, Param("An exact statement code, case-insensitive (score 1.0)", max_length=50)
-]
+    str | None,
+    Param("A statement code as people write it, case-insensitive (score 1.0): 3.NF.A.1, or"
+          " 6.RP.3c for 6.RP.A.3.c, A-REI.11 for HSA-REI.D.11", max_length=50),
+]  # fmt: skip
 _StatementType = Annotated[NormalizedStatementType | None, Param("Only records of this type")]
 
 
@@ -136,7 +138,9 @@ OPERATIONS = (
         operation_id="searchAcademicStandards",
         summary="Search academic standards",
         description="Exactly one of `query` (words; a code typed as words, such as "
-        "'3.nf.a.1' or 'rl 4 3', is found too) or `statementCode` (exact). `jurisdiction` "
+        "'3.nf.a.1' or 'rl 4 3', is found too) or `statementCode` (a code; a short form that"
+        " leaves out the cluster letter, 6.RP.3c, names a standard when exactly one fits)."
+        " `jurisdiction` "
         "defaults to Multi-State in both modes." + _HOW,
         handler=_standards,
         response_schema=_results("StandardsFrameworkItem"),
