@@ -18,7 +18,7 @@ import pytest
 from edukg.ingest import reader
 from edukg.ingest.builder import load
 from edukg.ingest.errors import LoadError
-from edukg.ingest.reader import DOWNLOAD_PREFIX
+from edukg.ingest.reader import DOWNLOAD_PREFIX, downloads
 from harness.processes import EDUKG
 
 BIG = 4 << 20  # bytes the "big" path answers
@@ -107,11 +107,10 @@ def test_a_full_disk_is_one_line(source: str, tmp_path: Path) -> None:
 
 
 def test_a_killed_loads_download_folder_is_removed_by_the_next(tmp_path: Path) -> None:
-    dead = tmp_path / f"{DOWNLOAD_PREFIX}999999999-abc"  # no such process
+    dead = tmp_path / f"{DOWNLOAD_PREFIX}999999999-abc"  # no process holds it
     dead.mkdir()
     (dead / "download-x-nodes.jsonl").write_bytes(b"{}")
-    live = tmp_path / f"{DOWNLOAD_PREFIX}{os.getpid()}-def"  # this process: kept
-    live.mkdir()
-    with pytest.raises(LoadError):
-        load([str(tmp_path / "missing")], str(tmp_path / "k.db"), "1.0.0")
-    assert not dead.exists() and live.exists()
+    with downloads(tmp_path) as live:  # a load's, held while it runs: kept
+        with pytest.raises(LoadError):
+            load([str(tmp_path / "missing")], str(tmp_path / "k.db"), "1.0.0")
+        assert not dead.exists() and live.exists()

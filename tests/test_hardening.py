@@ -214,36 +214,6 @@ def test_a_misspelled_parameter_is_refused_with_its_right_name(demo: Api) -> Non
     assert "did you mean gradeLevel?" in error_of(response, 400, "ValidationError")["message"]
 
 
-def test_serve_removes_what_killed_loads_left(tmp_path: Path) -> None:
-    """A killed `edukg load` left `.edukg-download-<pid>-*` and `<db>.building-<pid>-*`
-    until the next load; `serve` now removes those of processes that are gone as it
-    starts, and leaves a live process's alone."""
-    db = tmp_path / "edukg.db"
-    build_demo(str(db))
-    gone = subprocess.Popen(["true"])
-    gone.wait()
-    dead, live = gone.pid, os.getpid()
-    leftovers = [
-        tmp_path / f".edukg-download-{dead}-abc",
-        tmp_path / f"edukg.db.building-{dead}-1f2e",
-    ]
-    kept = [tmp_path / f".edukg-download-{live}-abc", tmp_path / f"edukg.db.building-{live}-3c4d"]
-    for path in (leftovers[0], kept[0]):
-        path.mkdir()
-        (path / "nodes.jsonl").write_text("{}\n")
-    for path in (leftovers[1], kept[1]):
-        path.write_bytes(b"partial build")
-    port = free_port()
-    proc = subprocess.Popen([*EDUKG, "serve", "--db", str(db), "--port", str(port)],
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)  # fmt: skip
-    try:
-        wait_for(f"http://127.0.0.1:{port}/healthz", proc)
-    finally:
-        stop(proc)
-    assert not any(path.exists() for path in leftovers)
-    assert all(path.exists() for path in kept)
-
-
 def test_slow_heads_at_the_cap_do_not_starve_a_keyed_client(tmp_path: Path) -> None:
     """Keyless connections that each sent one byte of a head, more than the cap and
     reopened as soon as they are closed, left no room for a keyed client's new

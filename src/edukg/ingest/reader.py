@@ -22,7 +22,7 @@ import orjson
 from edukg.ingest.case_package import looks_like_package
 from edukg.ingest.errors import LoadError
 from edukg.ingest.limits import DEFAULT_LIMITS, LoadLimits
-from edukg.model.processes import pid_alive
+from edukg.model.processes import claim, remove_unheld
 
 NODE_FILES = ("nodes.jsonl", "nodes.jsonl.gz")
 RELATIONSHIP_FILES = ("relationships.jsonl", "relationships.jsonl.gz")
@@ -149,18 +149,23 @@ def downloads(workdir: Path) -> Iterator[Path]:
     workdir.mkdir(parents=True, exist_ok=True)
     remove_stale_downloads(workdir)
     prefix = f"{DOWNLOAD_PREFIX}{os.getpid()}-"
-    with tempfile.TemporaryDirectory(prefix=prefix, dir=workdir) as tmp:
-        yield Path(tmp)
+    # Held for the load's life: what tells another process (of any PID namespace) that
+    # the folder is not a dead load's.
+    folder = claim(lambda: Path(tempfile.mkdtemp(prefix=prefix, dir=workdir)))
+    try:
+        yield folder.path
+    finally:
+        shutil.rmtree(folder.path, ignore_errors=True)
+        folder.release()
 
 
 def remove_stale_downloads(workdir: Path) -> None:
-    """Remove the download folders of loads that were killed (their process is gone)."""
+    """Remove the download folders of loads that are gone (no live process holds them)."""
     if not workdir.is_dir():
         return
     for folder in workdir.glob(f"{DOWNLOAD_PREFIX}*"):
-        pid = folder.name[len(DOWNLOAD_PREFIX) :].split("-", 1)[0]
-        if folder.is_dir() and (not pid.isdigit() or not pid_alive(int(pid))):
-            shutil.rmtree(folder, ignore_errors=True)
+        if folder.is_dir():
+            remove_unheld(folder)
 
 
 def _room_for(url: str, workdir: Path, size: int) -> None:

@@ -341,7 +341,11 @@ class PostgresBackend(Backend):
         return Path(tempfile.gettempdir()) / f"edukg-index-{name}.log"
 
     def remove_stale_builds(self) -> None:
-        return None  # a build schema left by a dead load is dropped by the next load
+        # A build schema left by a dead load is dropped by the next load; its private
+        # SQLite build, in the temporary folder, goes now.
+        from edukg.store.postgres_load import remove_stale_builds  # noqa: PLC0415
+
+        remove_stale_builds()
 
 
 def backend_of(db: str | Backend) -> Backend:

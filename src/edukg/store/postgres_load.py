@@ -19,7 +19,7 @@ import psycopg
 from psycopg import sql as pgsql
 
 from edukg.model.embedding import ROW_BYTES
-from edukg.model.processes import pid_alive
+from edukg.model.processes import claim, remove_unheld
 from edukg.store import shared
 from edukg.store.base import (
     Derivations,
@@ -86,15 +86,12 @@ _SCHEMA_NAME = re.compile(r"^edukg_data_[0-9a-z_]+$")
 _BUILD_PREFIX = "edukg-pg-build-"  # then the loading process's id
 
 
-def _remove_stale_builds() -> None:
-    """Remove the SQLite builds of loads that were killed (their process is gone)."""
+def remove_stale_builds() -> None:
+    """Remove the SQLite build folders of loads that are gone (no live process holds
+    them: model.processes), from the temporary folder."""
     for path in Path(tempfile.gettempdir()).glob(f"{_BUILD_PREFIX}*"):
-        try:
-            pid = int(path.name[len(_BUILD_PREFIX) :].split("-")[0])
-        except ValueError:
-            continue
-        if not pid_alive(pid):
-            shutil.rmtree(path, ignore_errors=True)
+        if path.is_dir():
+            remove_unheld(path)
 
 
 class LoadInProgress(Exception):
@@ -119,8 +116,10 @@ class PostgresLoader:
             raise LoadInProgress("another load into this database is running; try again later")
         stamp = datetime.now(UTC).strftime("%Y%m%d%H%M%S")
         self.schema = f"edukg_data_{stamp}_{secrets.token_hex(3)}"
-        _remove_stale_builds()
-        self._tmp = Path(tempfile.mkdtemp(prefix=f"{_BUILD_PREFIX}{os.getpid()}-"))
+        remove_stale_builds()
+        # Held for the load's life, as SqliteLoader holds its build (remove_stale_builds).
+        self._held = claim(lambda: Path(tempfile.mkdtemp(prefix=f"{_BUILD_PREFIX}{os.getpid()}-")))
+        self._tmp = self._held.path
         self._build = SqliteLoader(str(self._tmp / "build.db"), full_text=False)
 
     def add(
@@ -221,6 +220,7 @@ class PostgresLoader:
     def _discard_build(self) -> None:
         self._build.abort()
         shutil.rmtree(self._tmp, ignore_errors=True)
+        self._held.release()
 
     def _release(self) -> None:
         with contextlib.suppress(psycopg.Error):

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import orjson
 
-from edukg.model.processes import pid_alive
+from edukg.model.processes import claim_file, remove_unheld
 from edukg.model.vocabulary import (
     CURRICULUM_KINDS,
     FRAMEWORK,
@@ -29,15 +29,23 @@ from edukg.store.sqlite_releases import migrate, publish, remove_unkept
 
 
 def remove_stale_builds(db: Path) -> None:
-    """Delete build files left by loads that were killed (their process is gone)."""
+    """Delete the build files of loads that are gone: a build that no live process holds
+    (model.processes: its loader holds it from its making to its publishing), with its
+    lines file; a lines file whose build is gone."""
     for path in db.parent.glob(f"{db.name}{_BUILD_MARK}*"):
-        try:
-            pid = int(path.name[len(db.name) + len(_BUILD_MARK) :].split("-")[0])
-        except ValueError:
-            continue
-        if not pid_alive(pid):
-            with contextlib.suppress(FileNotFoundError):
-                path.unlink()
+        build = path.with_name(path.name.removesuffix(_LINES))
+        if build != path and build.exists():
+            continue  # a build's lines file goes with it, or stays with it
+        remove_unheld(path, _remove_build)
+
+
+def _remove_build(build: Path) -> None:
+    for path in (build, Path(f"{build}{_LINES}")):
+        with contextlib.suppress(FileNotFoundError):
+            path.unlink()
+
+
+_LINES = ".lines"  # a build's lines file: the build's name and this
 
 
 class SqliteLoader:
@@ -53,7 +61,10 @@ class SqliteLoader:
         self.path = self.target.with_name(
             f"{self.target.name}{_BUILD_MARK}{os.getpid()}-{secrets.token_hex(4)}"
         )
-        self.lines_path = Path(f"{self.path}.lines")
+        # Held until the build is published or thrown away: what tells another process
+        # (of any PID namespace) that this build is not a dead load's.
+        self._claim = claim_file(self.path)
+        self.lines_path = Path(f"{self.path}{_LINES}")
         self._lines = open(self.lines_path, "wb")  # noqa: SIM115 - closed by commit or abort
         self._offset = 0
         self._reader: int | None = None
@@ -310,6 +321,7 @@ class SqliteLoader:
         previous = _lines_of(self.target)
         os.replace(self.lines_path, self.target.with_name(self.lines_name))
         publish(self.target, self.path, self.data_version)
+        self._claim.release()  # the build's name is gone: nothing to hold
         # The lines of every kept release stay, and the previous current's (an export
         # may be reading them); others go, with their vectors.
         remove_unkept(self.target, {previous} if previous else set())
@@ -327,9 +339,8 @@ class SqliteLoader:
         with contextlib.suppress(sqlite3.Error):
             self._conn.close()
         self._close_lines()
-        for path in (self.path, self.lines_path):
-            with contextlib.suppress(FileNotFoundError):
-                path.unlink()
+        _remove_build(self.path)
+        self._claim.release()
 
 
 _ITEM_KINDS = frozenset({*shared.SEARCHABLE_KINDS, FRAMEWORK, SKILLS_FRAMEWORK})
