@@ -10,6 +10,7 @@ options are read by the REST operations' own rules (POST /alignments and POST
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import sys
 from pathlib import Path
@@ -23,6 +24,7 @@ from edukg.adapters.rest.text_alignment import AlignBody, CheckBody, check_choic
 from edukg.cli.alignment import on_store
 from edukg.cli.output import EXIT_OK, EXIT_USAGE, console, say
 from edukg.model.alignment import StandardCheck, encode
+from edukg.model.errors import ValidationError
 from edukg.model.vocabulary import grade_mask
 from edukg.services.alignment_check import CheckQuery, check
 from edukg.services.text_alignment import AlignQuery, align
@@ -31,15 +33,41 @@ _UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4
 _QUOTED = 70  # characters of a passage shown in a table
 
 
+# The endings of the files a text to align comes in; an argument ending so names a file.
+_DOCUMENTS = frozenset(
+    ["txt", "text", "md", "markdown", "rst", "html", "htm", "json", "jsonl", "csv", "tsv",
+     "xml", "yaml", "yml", "tex", "rtf", "pdf", "doc", "docx", "odt", "pages"]
+)  # fmt: skip
+
+
 def text_of(argument: str) -> str:
     """The text an argument names: standard input for `-`, a file's content where a file
-    of that name exists, else the argument itself."""
+    of that name exists, else the argument itself; an argument that reads as a path (one
+    word with a path separator, or a document's file ending: missing.txt) but names no
+    file is an error, never aligned as text."""
     if argument == "-":
         return sys.stdin.read()
+    if len(argument) >= 4096 or "\n" in argument:
+        return argument
     path = Path(argument)
-    if len(argument) < 4096 and "\n" not in argument and path.is_file():
+    if path.is_file():
         return path.read_text(encoding="utf-8")
+    if _reads_as_path(argument):
+        raise ValidationError(
+            f"no file {argument} (give the text itself, a file that exists, or - for"
+            " standard input)"
+        )
     return argument
+
+
+def _reads_as_path(argument: str) -> bool:
+    """lessons/unit-1, ./draft.md, missing.txt; not a sentence, 3/4 or 6.RP.A.3.c."""
+    stem, _, ending = argument.split()[-1].rpartition(".") if argument.strip() else ("", "", "")
+    if stem and ending.lower() in _DOCUMENTS:  # not "... saved as a .csv"
+        return True
+    separated = "/" in argument or os.sep in argument
+    word = not any(c.isspace() for c in argument)
+    return word and separated and any(c.isalpha() for c in argument)
 
 
 def cmd_align(args: argparse.Namespace) -> int:
@@ -124,6 +152,9 @@ def _body(params: Any, given: dict[str, Any]) -> Any:
 def _run(args: argparse.Namespace, run: Any) -> int:
     try:
         text = text_of(args.text)
+    except ValidationError as exc:
+        say(exc.message)
+        return EXIT_USAGE
     except (OSError, UnicodeDecodeError) as exc:
         say(f"the text could not be read ({exc})")
         return EXIT_USAGE
