@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -160,6 +162,25 @@ def test_assets_are_hashed_and_cached_long(demo: Api) -> None:
     assert httpx.get(f"{demo.server.url}/explore/assets/nope.js").status_code == 404
 
 
+def test_katex_ships_with_its_fonts_and_licence(demo: Api) -> None:
+    """KaTeX comes from this server, its style sheet naming only the woff2 fonts shipped
+    (by their hashed names), with its MIT licence beside it in the package."""
+    html = demo.http.get("/explore").text
+    css_path = next(p for p in re.findall(r'href="([^"]+)"', html) if "/katex." in p)
+    css = demo.http.get(css_path)
+    assert css.status_code == 200 and css.headers["content-type"].startswith("text/css")
+    fonts = re.findall(r"url\(([^)]+)\)", css.text)
+    assert len(fonts) == 20 and all(f.endswith(".woff2") for f in fonts), fonts
+    font = demo.http.get(fonts[0])
+    assert font.status_code == 200 and font.headers["content-type"] == "font/woff2"
+    assert "immutable" in font.headers["cache-control"]
+    assert any("/katex." in p and p.endswith(".min.js") for p in re.findall(r'src="([^"]+)"', html))
+    policy = demo.http.get("/explore").headers["content-security-policy"]
+    assert "font-src 'self'" in policy and "script-src 'self';" in policy
+    licence = resources.files("edukg.static").joinpath("katex/LICENSE").read_text("utf-8")
+    assert licence.startswith("The MIT License")
+
+
 def test_record_values_never_become_markup_or_script_links(
     page: object, serve: Callable[[str], Api], tmp_path: Path
 ) -> None:
@@ -173,6 +194,8 @@ def test_record_values_never_become_markup_or_script_links(
             props["caseIdentifierUUID"] = hostile_uuid
         if props.get("caseIdentifierUUID") == licensed:
             props["license"] = "javascript:alert(1)"
+            # TeX is data too: KaTeX makes no link or element id of it (trust: false).
+            props["description"] += " $\\href{javascript:alert(1)}{x} + \\htmlId{y}{z}$"
         lines.append(orjson.dumps(record))
     db = str(tmp_path / "hostile.db")
     load([str(write_export(tmp_path / "v1.0.0", lines))], db, "1.0.0")
@@ -189,6 +212,7 @@ def test_record_values_never_become_markup_or_script_links(
     p.wait_for_selector(".statement")
     assert "javascript:alert(1)" in p.inner_text("main")  # shown as text
     assert p.locator("a[href^='javascript']").count() == 0
+    assert p.locator(".statement .katex").count() >= 1 and p.locator("#y").count() == 0
 
 
 # Aligning a text (its other tests: tests/test_text_alignment.py). Browser tests live
@@ -305,3 +329,55 @@ def test_compare_names_the_course_of_a_code_courses_share(page: object, sample: 
     p.wait_for_selector("#pairs li")
     courses = p.locator("#pairs .chip.course").all_inner_texts()
     assert courses and all(c.strip() for c in courses), courses
+
+
+def _standard(api: Api, code: str, jurisdiction: str) -> dict[str, Any]:
+    found = api.ok("/academic-standards/search", query=code, jurisdiction=jurisdiction, limit=5)
+    return next(s for s in found if s["statementCode"] == code)
+
+
+def test_mathematics_is_typeset_and_a_price_stays_a_price(page: object, sample: Api) -> None:
+    """7.EE.B.3 writes prices and formulas in one sentence ("$25 an hour ... an additional
+    $\\frac{1}{10}$"): the formulas are typeset by the shipped KaTeX, the prices stay text."""
+    p: Any = page
+    blocked = _refused_by_policy(p)
+    fetched: list[str] = []
+    p.on("response", lambda r: fetched.append(r.url) if r.ok else None)
+    enter_key(p, sample)
+    p.wait_for_selector("#fws li a")
+    standard = _standard(sample, "7.EE.B.3", "Multi-State")
+    p.goto(f"{sample.server.url}/explore/standards/{standard['caseIdentifierUUID']}")
+    p.wait_for_selector(".statement .katex")
+    shown = p.locator(".statement .katex-html")  # what the eye reads, not the MathML copy
+    assert shown.count() == 3, shown.all_inner_texts()  # 1/10, 9 3/4, 27 1/2
+    visible = p.inner_text(".statement")
+    assert "\\frac" not in visible and "$\\" not in visible, visible
+    assert "$25 an hour" in visible and "$2.50" in visible and "$27.50" in visible
+    assert p.locator(".statement em").count() == 1  # "*For example: ...*", once
+    assert p.locator(".statement .katex mfrac").count() == 3  # read aloud as fractions
+    # The fonts come from this server, allowed by the page's policy, and are used.
+    p.evaluate("document.fonts.ready.then(() => true)")
+    assert p.evaluate("document.fonts.check('16px KaTeX_Main')")
+    assert any("/explore/assets/KaTeX_Main-Regular." in u and u.endswith(".woff2") for u in fetched)
+    assert blocked == [], blocked
+    shot(p, "math-standard", "sample", full_page=False)
+    # The same statement in the Align page's results.
+    p.goto(f"{sample.server.url}/explore/align")
+    p.wait_for_selector("#align-text")
+    p.fill("#align-text", "A woman earns $25 an hour and gets a 10% raise: an additional 1/10 of"
+                          " her salary. Use mental computation to estimate her new salary.")  # fmt: skip
+    p.click("#align-form button[type=submit]")
+    p.wait_for_selector("#aligned > li .code")
+    item = p.locator("#aligned > li", has_text="7.EE.B.3").first
+    assert item.locator(".katex").count() == 3
+    assert "\\frac" not in item.inner_text()
+    assert blocked == [], blocked
+
+
+def _refused_by_policy(p: Any) -> list[str]:
+    """What the page's Content-Security-Policy refuses, as Chromium reports it."""
+    refused: list[str] = []
+    p.on(
+        "console", lambda m: refused.append(m.text) if "Content Security Policy" in m.text else None
+    )
+    return refused

@@ -11,6 +11,7 @@ from typing import Any
 
 from rich.table import Table
 
+from edukg.cli.notation import plain
 from edukg.cli.output import EXIT_FAILED, EXIT_OK, EXIT_USAGE, console, say
 from edukg.model.alignment import FrameworkItemBrief, encode
 from edukg.model.errors import ApiError, ValidationError
@@ -98,7 +99,7 @@ def _part_name(part: GradeCoverage | DomainCoverage) -> str:
     if isinstance(part, GradeCoverage):
         return str(part.gradeLevel)
     domain = part.domain
-    return str((domain and (domain.code or domain.description)) or "(none)")
+    return str((domain and (domain.code or plain(domain.description or ""))) or "(none)")
 
 
 def _counts(counted: GradeCoverage | DomainCoverage | CoverageCounts) -> list[str]:

@@ -16,6 +16,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 from rich.table import Table
+from rich.text import Text
 
 from edukg.ingest.builder import LoadSummary
 from edukg.ingest.case_import import PackageOutcome
@@ -35,6 +36,12 @@ err = Console(stderr=True)
 
 
 console = Console(highlight=False)
+
+
+def cell(text: str) -> Text:
+    """A table cell shown as written: a record's or a user's text is never read as rich
+    markup ("the interval [a, b]" keeps its brackets; "[/b]" is no error)."""
+    return Text(text)
 
 
 def say(message: str) -> None:

@@ -22,7 +22,8 @@ from rich.table import Table
 from edukg.adapters.params import declared, instance, parse_body
 from edukg.adapters.rest.text_alignment import AlignBody, CheckBody, check_choice
 from edukg.cli.alignment import on_store
-from edukg.cli.output import EXIT_OK, EXIT_USAGE, console, say
+from edukg.cli.notation import plain
+from edukg.cli.output import EXIT_OK, EXIT_USAGE, cell, console, say
 from edukg.model.alignment import StandardCheck, encode
 from edukg.model.errors import ValidationError
 from edukg.model.vocabulary import grade_mask
@@ -84,17 +85,19 @@ def cmd_align(args: argparse.Namespace) -> int:
         if not found.data:
             say("No standard matched this text closely enough.")
             return EXIT_OK
-        table = Table(title=f"{len(found.data)} standards ({found.ranking}, {found.passages}"
-                            " passages)")  # fmt: skip
+        passages = f"{found.passages} passage{'' if found.passages == 1 else 's'}"
+        table = Table(title=f"{len(found.data)} standards ({found.ranking}, {passages})")
         for column in ("#", "standard", "score", "confidence", "statement", "evidence"):
             table.add_column(column, justify="right" if column in ("#", "score") else "left")
         for n, row in enumerate(found.data, 1):
             brief, extension = row.brief, row.extension
             shown = extension.evidence.passages[:1]
-            table.add_row(str(n), brief.statementCode or brief.caseIdentifierUUID,
-                          f"{extension.score:.2f}", extension.confidence,
-                          _short(brief.description or ""),
-                          _short(shown[0].text) if shown else "")  # fmt: skip
+            code = brief.statementCode or brief.caseIdentifierUUID
+            if not body.jurisdiction:  # codes repeat across jurisdictions: say whose
+                code = f"{code} ({brief.jurisdiction})"
+            table.add_row(str(n), cell(code), f"{extension.score:.2f}", extension.confidence,
+                          cell(_short(plain(brief.description or ""))),
+                          cell(_short(shown[0].text) if shown else ""))  # fmt: skip
         console.print(table)
         return EXIT_OK
 
@@ -125,15 +128,18 @@ def _check_table(found: StandardCheck) -> None:
     verdict = "aligned" if found.aligned else "not aligned"
     console.print(f"{brief.statementCode or brief.caseIdentifierUUID} ({brief.jurisdiction}):"
                   f" {verdict}, score {found.score:.2f} ({found.confidence}),"
-                  f" {found.alignedCount} of {found.totalCount} learning components addressed")  # fmt: skip
+                  f" {found.alignedCount} of {found.totalCount} learning components addressed",
+                  markup=False)  # fmt: skip
+    if brief.description:  # what the text was checked against, its formulas as text
+        console.print(plain(brief.description), markup=False)
     if found.learningComponents:
         table = Table(title=f"Learning components ({found.componentsFrom})")
         for column in ("addressed", "score", "component", "passage"):
             table.add_column(column, justify="right" if column == "score" else "left")
         for c in found.learningComponents:
             table.add_row("yes" if c.addressed else "no", f"{c.score:.2f}",
-                          _short(c.description or c.identifier),
-                          _short(c.passages[0].text) if c.passages else "")  # fmt: skip
+                          cell(_short(plain(c.description) if c.description else c.identifier)),
+                          cell(_short(c.passages[0].text) if c.passages else ""))  # fmt: skip
         console.print(table)
     if found.rank is not None:
         better = ", ".join(found.rank.better[:5])

@@ -138,7 +138,7 @@
     const gradeList = [...grades].sort((a, b) => GRADES.indexOf(a) - GRADES.indexOf(b));
     const domainList = [...domains.entries()].sort((a, b) => h.natural(a[1] && (a[1].code || a[1].description), b[1] && (b[1].code || b[1].description)));
     const inCell = (d, g) => rows.filter((r) => (r.domain ? r.domain.identifier : "") === d && (r.standard.gradeLevel.length ? r.standard.gradeLevel : ["—"]).includes(g));
-    const dname = (dom) => dom ? (dom.code || (dom.description || "").slice(0, 40)) : "(no domain)";
+    const dname = (dom) => dom ? (dom.code || h.plainText(dom.description).slice(0, 40)) : "(no domain)";
     f("#grid").innerHTML = `<thead><tr><th scope="col">Domain</th>${gradeList.map((g) => `<th scope="col">${h.esc(g)}</th>`).join("")}</tr></thead><tbody>
       ${domainList.map(([d, dom]) => `<tr><th scope="row">${h.esc(dname(dom))}</th>${gradeList.map((g) => {
         const cell = inCell(d, g);
@@ -187,7 +187,7 @@
   // were a standard the problem's publisher tagged, measured by bench/align_eval.py.
   const CONFIDENCE = [["high", "score 0.6 or more, about 2 in 3 right"], ["medium", "0.4 to 0.6, about 1 in 2"],
     ["low", "0.2 to 0.4, about 2 in 5"], ["very low", "below 0.2, about 1 in 7"]];
-  const pathOf = (h, place) => place.path.filter((s) => s.statementType !== "Grade Level").map((s) => h.esc(s.statementCode || (s.description || "").slice(0, 40))).join(" › ");
+  const pathOf = (h, place) => place.path.filter((s) => s.statementType !== "Grade Level").map((s) => h.esc(s.statementCode || h.plainText(s.description).slice(0, 40))).join(" › ");
 
   async function alignText(h) {
     document.title = "Align a text · edukg explorer";
@@ -224,7 +224,7 @@
         ${r.placements.length > 1 ? `<p class="muted places">Stands in ${r.placements.length} places: ${r.placements.map((pl) => `<a href="${h.href(`/standards/${h.esc(pl.caseIdentifierUUID)}`)}">${pathOf(h, pl) || h.esc(pl.identifier)}</a>`).join("; ")}</p>` : ""}
         <details class="evidence-box"${n === 0 ? " open" : ""}><summary>Evidence: ${r.evidence.passages.length} passages</summary><ul class="evidence">${r.evidence.passages.map((p) => `<li><q>${h.esc(p.text)}</q> <span class="muted">(${p.similarity.toFixed(2)}${p.similarity < STRONG ? ", weak" : ""})</span>
           ${p.words.length ? `<span class="muted">words: ${p.words.map((w) => h.esc(w)).join(", ")}</span>` : ""}
-          ${p.learningComponents.length ? `<ul>${p.learningComponents.map((c) => `<li class="lc">${h.esc(c.description)} <span class="muted">${c.similarity.toFixed(2)}</span></li>`).join("")}</ul>` : ""}</li>`).join("")}</ul></details></li>`).join("") || `<li>${h.esc(found.note || "No standard matched this text closely enough.")}</li>`;
+          ${p.learningComponents.length ? `<ul>${p.learningComponents.map((c) => `<li class="lc">${h.statement(c.description)} <span class="muted">${c.similarity.toFixed(2)}</span></li>`).join("")}</ul>` : ""}</li>`).join("")}</ul></details></li>`).join("") || `<li>${h.esc(found.note || "No standard matched this text closely enough.")}</li>`;
       f("#aligned").onclick = (e) => {
         const b = e.target.closest("button.show-evidence"); if (b) show(Number(b.dataset.n));
         if (e.target.closest("a.check-link")) sessionStorage.setItem(CHECK_TEXT, text);  // the check page's text
@@ -243,7 +243,7 @@
       ${r.alignedCount} of ${r.totalCount} learning components addressed${r.componentsFrom === "crosswalk" ? " (the components of its published crosswalk counterparts)" : ""}.</p>
       ${r.note ? `<p class="muted">${h.esc(r.note)}</p>` : ""}
       ${r.rank ? `<p class="muted">Ranks ${r.rank.position} of ${r.rank.of} standards for this text${r.rank.better.length ? `; fitting better: ${r.rank.better.slice(0, 5).map((c) => `<span class="code">${h.esc(c)}</span>`).join(" ")}` : ""}.</p>` : ""}
-      <ul class="plain fw-list check-components">${r.learningComponents.map((c) => `<li><span class="chip ${c.addressed ? "conf-high" : "conf-very-low"}">${c.addressed ? "addressed" : "not addressed"}</span> ${h.esc(c.description || c.identifier)} <span class="muted">(${c.score.toFixed(2)})</span>
+      <ul class="plain fw-list check-components">${r.learningComponents.map((c) => `<li><span class="chip ${c.addressed ? "conf-high" : "conf-very-low"}">${c.addressed ? "addressed" : "not addressed"}</span> ${c.description ? h.statement(c.description) : h.esc(c.identifier)} <span class="muted">(${c.score.toFixed(2)})</span>
         ${c.passages.length ? `<ul class="evidence">${c.passages.map((p) => `<li><q>${h.esc(p.text)}</q> <span class="muted">(${p.similarity.toFixed(2)})</span></li>`).join("")}</ul>` : ""}</li>`).join("")}</ul>
       <div class="statement">${marked(h, text, r.learningComponents.flatMap((c) => c.passages))}</div>`;
   }

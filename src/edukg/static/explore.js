@@ -97,60 +97,8 @@
     releasePick.parentElement.hidden = releases.length < 2;  // a choice only when there is one
   }
 
-  // ---- statements: LaTeX-style math as MathML, markdown emphasis -------------------
-  const SYMBOLS = { times: "×", div: "÷", cdot: "·", neq: "≠", ne: "≠", leq: "≤", le: "≤", geq: "≥", ge: "≥",
-    pm: "±", pi: "π", theta: "θ", circ: "∘", degree: "°", infty: "∞", approx: "≈", lt: "<", gt: ">",
-    ldots: "…", cdots: "⋯", angle: "∠", triangle: "△", perp: "⊥", parallel: "∥", rightarrow: "→" };
-
-  function mathml(src) {
-    let i = 0;
-    const atom = () => {
-      while (src[i] === " ") i++;
-      const c = src[i];
-      if (c === undefined || c === "}") return null;
-      if (c === "{") { i++; const inner = seq("}"); i++; return `<mrow>${inner}</mrow>`; }
-      if (c === "\\") {
-        const m = /^\\([a-zA-Z]+|.)/.exec(src.slice(i)); i += m[0].length;
-        const name = m[1];
-        if (name === "frac" || name === "dfrac") { const a = atom(), b = atom(); return `<mfrac>${a || ""}${b || ""}</mfrac>`; }
-        if (name === "sqrt") return `<msqrt>${atom() || ""}</msqrt>`;
-        if (name === "left" || name === "right") return atom() || "";
-        if (name === "text" || name === "mathrm") { const t = atom() || ""; return `<mtext>${t.replace(/<[^>]+>/g, "")}</mtext>`; }
-        if (SYMBOLS[name]) return `<mo>${SYMBOLS[name]}</mo>`;
-        return `<mi>${esc(name.length === 1 ? name : "\\" + name)}</mi>`;
-      }
-      const num = /^[0-9]+(?:[.,][0-9]+)*/.exec(src.slice(i));
-      if (num) { i += num[0].length; return `<mn>${esc(num[0])}</mn>`; }
-      i++;
-      if (/[a-zA-Z]/.test(c)) return `<mi>${c}</mi>`;
-      return `<mo>${esc(c)}</mo>`;
-    };
-    const seq = (end) => {
-      let out = "";
-      while (i < src.length && src[i] !== end) {
-        let base = atom();
-        if (base === null) break;
-        while (src[i] === "^" || src[i] === "_") {
-          const op = src[i++]; const script = atom() || "";
-          base = op === "^" ? `<msup><mrow>${base}</mrow>${script}</msup>` : `<msub><mrow>${base}</mrow>${script}</msub>`;
-        }
-        out += base;
-      }
-      return out;
-    };
-    return `<math><mrow>${seq(undefined)}</mrow></math>`;
-  }
-
-  function emphasis(text) {
-    return esc(text).replace(/\*\*([^*]+)\*\*/g, "<strong>$1</strong>").replace(/\*([^*]+)\*/g, "<em>$1</em>");
-  }
-
-  function statement(text) {
-    // Math between $...$ becomes MathML; emphasis applies around it (and may wrap it).
-    const maths = [];
-    const marked = String(text ?? "").replace(/\$([^$]+)\$/g, (_, m) => { maths.push(mathml(m)); return `\u0002${maths.length - 1}\u0002`; });
-    return emphasis(marked).replace(/\u0002(\d+)\u0002/g, (_, n) => maths[Number(n)]);
-  }
+  // Statements: formulas typeset, emphasis, plain words for labels (explore-notation.js).
+  const { statement, plainText } = window.edukgNotation;
 
   // Three grades or more are a span (high school: one "Grades 9–12", not four chips).
   const grades = (g) => (g || []).length > 2 ? `<span class="chip">Grades ${esc(g[0])}–${esc(g[g.length - 1])}</span>`
@@ -263,11 +211,11 @@
     const rows = Math.max(before.length, after.length, 1);
     const H = rows * rowH + 20;
     const cy = H / 2;
-    const box = (s, x, y, cls) => `<a class="${cls}" href="${href(`/standards/${s.caseIdentifierUUID}`)}" aria-label="${esc(s.statementCode || "standard")}: ${esc((s.description || "").slice(0, 80))}">
-      <title>${esc((s.statementCode || "") + " " + (s.description || ""))}</title>
+    const box = (s, x, y, cls) => `<a class="${cls}" href="${href(`/standards/${s.caseIdentifierUUID}`)}" aria-label="${esc(s.statementCode || "standard")}: ${esc(plainText(s.description).slice(0, 80))}">
+      <title>${esc((s.statementCode || "") + " " + plainText(s.description))}</title>
       <rect x="${x}" y="${y - boxH / 2}" width="${boxW}" height="${boxH}" rx="6"></rect>
       <text x="${x + 8}" y="${y - 5}"><tspan class="code">${esc(s.statementCode || "")}</tspan></text>
-      <text x="${x + 8}" y="${y + 13}">${esc(clip(s.description || "", 32))}</text></a>`;
+      <text x="${x + 8}" y="${y + 13}">${esc(clip(plainText(s.description), 32))}</text></a>`;
     const col = (list, x) => list.map((s, n) => ({ s, x, y: (H - list.length * rowH) / 2 + n * rowH + rowH / 2 }));
     const left = col(before, 10), right = col(after, W - boxW - 10);
     const mid = (W - boxW) / 2;
@@ -292,7 +240,7 @@
     document.title = `${s.statementCode || "Standard"} · edukg explorer`;
     const crumbs = chain.map((c, n) => n === 0
       ? `<li><a href="${href(`/frameworks/${c.caseIdentifierUUID}`)}">${esc(c.name)}</a></li>`
-      : `<li><a href="${href(`/standards/${c.caseIdentifierUUID}`)}">${esc(c.statementCode || (c.description || "").slice(0, 30))}</a></li>`).join("");
+      : `<li><a href="${href(`/standards/${c.caseIdentifierUUID}`)}">${esc(c.statementCode || plainText(c.description).slice(0, 30))}</a></li>`).join("");
     kids.sort((a, b) => natural(a.statementCode, b.statementCode));
     main.innerHTML = `<nav class="crumbs" aria-label="Breadcrumbs"><ol><li><a href="${href("/")}">Frameworks</a></li>${crumbs}</ol></nav>
       <h1>${s.statementCode ? `<span class="code">${esc(s.statementCode)}</span>` : ""}${esc(s.jurisdiction)} ${esc(s.academicSubject)}</h1>
@@ -480,7 +428,7 @@
     route();
   };
   // What the views of other scripts (explore-align.js) are given.
-  const helpers = { api, post, all, esc, natural, link, href, say, statement, main, navigate, explain };
+  const helpers = { api, post, all, esc, natural, link, href, say, statement, plainText, main, navigate, explain };
 
   function notFound(path) {
     main.innerHTML = `<h1>Not found</h1><p>Nothing in the explorer at <code>${esc(path)}</code>: a standard's or a framework's address ends with its CASE UUID. <a href="${href("/")}">Start from the frameworks</a>.</p>`;
