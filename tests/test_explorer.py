@@ -374,6 +374,40 @@ def test_mathematics_is_typeset_and_a_price_stays_a_price(page: object, sample: 
     assert blocked == [], blocked
 
 
+def test_the_check_page_one_heading_the_jurisdiction_and_the_text_first_on_a_phone(
+    browser: object, sample: Api
+) -> None:
+    context = browser.new_context(viewport={"width": 390, "height": 844})  # type: ignore[attr-defined]
+    p: Any = context.new_page()
+    try:
+        enter_key(p, sample)
+        p.wait_for_selector("#fws li a")
+        p.goto(f"{sample.server.url}/explore/align")
+        p.wait_for_selector("#align-text")
+        p.fill("#align-text", "Find the unit rate: a car travels 120 miles in 3 hours. Is the"
+                              " distance proportional to the time? Graph it on a coordinate"
+                              " plane and check whether the graph is a line through the"
+                              " origin.")  # fmt: skip
+        p.select_option("#align-where", "California")
+        p.click("#align-form button[type=submit]")
+        p.wait_for_selector("#aligned > li .code")
+        # On a phone the text with its evidence comes first, then the ten results.
+        assert _top(p, "#align-shown") < _top(p, "#aligned > li")
+        assert p.inner_text("#status").strip() == ""  # the results say it: no line above
+        p.click("#aligned > li a.check-link >> nth=0")
+        p.wait_for_selector(".check-result strong")
+        headings = p.locator("main :is(h1, h2, h3)", has_text="Check a text")
+        assert headings.count() == 1, headings.all_inner_texts()
+        assert "California" in p.inner_text("main h1")
+        assert p.inner_text("#status").strip() == ""  # no stray "Aligned." above the heading
+        if p.locator(".check-components > li").count():
+            assert _top(p, ".check-shown") < _top(p, ".check-components > li")
+        assert p.evaluate("document.documentElement.scrollWidth") <= 390
+        shot(p, "check-phone", "sample")
+    finally:
+        context.close()
+
+
 def _refused_by_policy(p: Any) -> list[str]:
     """What the page's Content-Security-Policy refuses, as Chromium reports it."""
     refused: list[str] = []
@@ -381,3 +415,9 @@ def _refused_by_policy(p: Any) -> list[str]:
         "console", lambda m: refused.append(m.text) if "Content Security Policy" in m.text else None
     )
     return refused
+
+
+def _top(p: Any, selector: str) -> float:
+    box = p.locator(selector).first.bounding_box()
+    assert box is not None, selector
+    return float(box["y"])

@@ -3,6 +3,7 @@
 (() => {
   "use strict";
   const views = (window.edukgViews = window.edukgViews || []);
+  const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
   const pct = (n, d) => (d ? Math.round((100 * n) / d) : 0);
   const bar = (h, value) => `<span class="bar-wrap" aria-hidden="true"><span class="bar" style="width:${Math.round((value || 0) * 100)}%"></span></span>${(value ?? 0).toFixed(2)}`;
 
@@ -200,8 +201,8 @@
         <label for="align-grade">Grade <select id="align-grade">${gradeOptions(h, "")}</select></label>
         <button type="submit">Align</button>
       </form>
-      <section aria-labelledby="aligned-h"><h2 id="aligned-h">Standards</h2><p id="align-note" class="muted"></p>
-        <div class="align-results"><ol class="plain fw-list" id="aligned"></ol><div id="align-shown" class="statement"></div></div></section>`;
+      <section aria-labelledby="aligned-h"><h2 id="aligned-h">Standards</h2><p id="align-note" class="muted" aria-live="polite"></p>
+        <div class="align-results"><div id="align-shown" class="statement text-shown"></div><ol class="plain fw-list" id="aligned"></ol></div></section>`;
     const f = (sel) => h.main.querySelector(sel);
     f("#align-form").onsubmit = async (ev) => {
       ev.preventDefault();
@@ -211,10 +212,11 @@
       h.say("Aligning…");
       let found;
       try { found = await h.post("/alignments", body); } catch (err) { h.say(h.explain(err), true); return; }
-      const show = (n) => {
+      const show = (n, asked = false) => {
         const r = found.data[n];
         f("#align-shown").innerHTML = r ? marked(h, text, r.evidence.passages) : h.esc(text);
         h.main.querySelectorAll("#aligned > li").forEach((li, i) => li.classList.toggle("chosen", i === n));
+        if (asked) f("#align-shown").scrollIntoView({ block: "nearest" });  // on a phone it lies above
       };
       f("#aligned").innerHTML = found.data.map((r, n) => `<li data-n="${n}"><button type="button" class="show-evidence" data-n="${n}">Show</button>
         <a href="${h.href(`/standards/${h.esc(r.caseIdentifierUUID)}`)}"><span class="code">${h.esc(r.statementCode || "standard")}</span></a> ${bar(h, r.score)} <span class="chip conf-${h.esc(r.confidence.replace(" ", "-"))}">${h.esc(r.confidence)}</span>
@@ -226,12 +228,13 @@
           ${p.words.length ? `<span class="muted">words: ${p.words.map((w) => h.esc(w)).join(", ")}</span>` : ""}
           ${p.learningComponents.length ? `<ul>${p.learningComponents.map((c) => `<li class="lc">${h.statement(c.description)} <span class="muted">${c.similarity.toFixed(2)}</span></li>`).join("")}</ul>` : ""}</li>`).join("")}</ul></details></li>`).join("") || `<li>${h.esc(found.note || "No standard matched this text closely enough.")}</li>`;
       f("#aligned").onclick = (e) => {
-        const b = e.target.closest("button.show-evidence"); if (b) show(Number(b.dataset.n));
+        const b = e.target.closest("button.show-evidence"); if (b) show(Number(b.dataset.n), true);
         if (e.target.closest("a.check-link")) sessionStorage.setItem(CHECK_TEXT, text);  // the check page's text
       };
-      f("#align-note").textContent = found.ranking === "semantic" ? `Ranked by meaning; ${found.passages} passages.` : "Ranked by words only: the server has no semantic index (edukg index).";
+      const count = found.data.length ? `${plural(found.data.length, "standard")}, ranked` : "Ranked";
+      f("#align-note").textContent = found.ranking === "semantic" ? `${count} by meaning; ${plural(found.passages, "passage")}.` : `${count} by words only: the server has no semantic index (edukg index).`;
       show(0);
-      h.say(found.data.length ? `${found.data.length} standard${found.data.length === 1 ? "" : "s"}.` : (found.note || "No standard matched this text."));
+      h.say("");  // the list says what was found (and the note why nothing was)
     };
   }
 
@@ -239,18 +242,22 @@
   const CHECK_TEXT = "edukg-check-text";  // the text the Align page hands to a check
   function checkResult(h, text, r) {
     const verdict = r.aligned ? "Aligned" : "Not aligned";
+    // The verdict, then the text with its evidence marked beside the components (on a
+    // phone, the text first: it is what the components' passages point into).
     return `<p><strong>${verdict}</strong> ${bar(h, r.score)} <span class="chip conf-${h.esc(r.confidence.replace(" ", "-"))}">${h.esc(r.confidence)}</span>
       ${r.alignedCount} of ${r.totalCount} learning components addressed${r.componentsFrom === "crosswalk" ? " (the components of its published crosswalk counterparts)" : ""}.</p>
       ${r.note ? `<p class="muted">${h.esc(r.note)}</p>` : ""}
       ${r.rank ? `<p class="muted">Ranks ${r.rank.position} of ${r.rank.of} standards for this text${r.rank.better.length ? `; fitting better: ${r.rank.better.slice(0, 5).map((c) => `<span class="code">${h.esc(c)}</span>`).join(" ")}` : ""}.</p>` : ""}
+      <div class="align-results"><div class="statement text-shown check-shown">${marked(h, text, r.learningComponents.flatMap((c) => c.passages))}</div>
       <ul class="plain fw-list check-components">${r.learningComponents.map((c) => `<li><span class="chip ${c.addressed ? "conf-high" : "conf-very-low"}">${c.addressed ? "addressed" : "not addressed"}</span> ${c.description ? h.statement(c.description) : h.esc(c.identifier)} <span class="muted">(${c.score.toFixed(2)})</span>
-        ${c.passages.length ? `<ul class="evidence">${c.passages.map((p) => `<li><q>${h.esc(p.text)}</q> <span class="muted">(${p.similarity.toFixed(2)})</span></li>`).join("")}</ul>` : ""}</li>`).join("")}</ul>
-      <div class="statement">${marked(h, text, r.learningComponents.flatMap((c) => c.passages))}</div>`;
+        ${c.passages.length ? `<ul class="evidence">${c.passages.map((p) => `<li><q>${h.esc(p.text)}</q> <span class="muted">(${p.similarity.toFixed(2)})</span></li>`).join("")}</ul>` : ""}</li>`).join("")}</ul></div>`;
   }
 
-  function checkForm(h, box, uuid, text) {
-    box.innerHTML = `<h2 id="check-h">Check a text against this standard</h2>
-      <form class="filters check-form"><label class="wide">Text <textarea class="check-text" rows="6" maxlength="20000" required></textarea></label>
+  // The form and its result; `heading`: the section's own (on a standard's page; the
+  // check page's h1 already says it).
+  function checkForm(h, box, uuid, text, heading) {
+    box.innerHTML = `${heading ? '<h2 id="check-h">Check a text against this standard</h2>' : ""}
+      <form class="filters check-form"><label class="wide">Text <textarea class="check-text" rows="6" maxlength="20000" required placeholder="Paste a lesson, an item or an activity"></textarea></label>
       <button type="submit">Check</button></form><div class="check-result" aria-live="polite"></div>`;
     const area = box.querySelector(".check-text");
     area.value = text || "";
@@ -260,7 +267,7 @@
       try {
         const r = await h.post("/alignments/check", { text: area.value, caseIdentifierUUID: uuid });
         box.querySelector(".check-result").innerHTML = checkResult(h, area.value, r);
-        h.say(r.aligned ? "Aligned." : "Not aligned.");
+        h.say("");  // the verdict is in the result (a live region), not above the page
       } catch (err) { h.say(h.explain(err), true); }
     };
     return box.querySelector("form");
@@ -275,16 +282,20 @@
       return;
     }
     const s = await h.api(`/academic-standards/${uuid}`);
-    h.main.innerHTML = `<h1>Check a text against <a href="${h.href(`/standards/${h.esc(uuid)}`)}"><span class="code">${h.esc(s.statementCode || "a standard")}</span></a></h1>
-      <p class="statement">${h.statement(s.description)}</p><section class="check-box"></section>`;
+    document.title = `Check a text against ${s.statementCode || "a standard"} · edukg explorer`;
+    // Where the standard is from: codes repeat across jurisdictions (7.EE.B.3 in several).
+    h.main.innerHTML = `<h1>Check a text against <a href="${h.href(`/standards/${h.esc(uuid)}`)}"><span class="code">${h.esc(s.statementCode || "a standard")}</span></a><span class="where">(${h.esc(s.jurisdiction)})</span></h1>
+      <p class="muted">${h.esc(s.academicSubject || "")}${(s.gradeLevel || []).length ? `, grade${s.gradeLevel.length > 1 ? "s" : ""} ${h.esc(s.gradeLevel.join(", "))}` : ""}</p>
+      <p class="statement">${h.statement(s.description)}</p><section class="check-box" aria-label="Check"></section>`;
     const text = sessionStorage.getItem(CHECK_TEXT);
-    const form = checkForm(h, h.main.querySelector(".check-box"), uuid, text);
-    if (text) form.requestSubmit(); else h.say("Paste a text to check.");
+    const form = checkForm(h, h.main.querySelector(".check-box"), uuid, text, false);
+    h.say("");
+    if (text) form.requestSubmit();
   }
   (window.edukgStandardParts = window.edukgStandardParts || []).push((h, s, box) => {
     const part = document.createElement("section");
     box.after(part);
-    checkForm(h, part, s.caseIdentifierUUID, "");
+    checkForm(h, part, s.caseIdentifierUUID, "", true);
     return Promise.resolve();
   });
 
