@@ -6,7 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from edukg.model.processes import claim, claim_file, held, remove_unheld
+from edukg.model.processes import claim, claim_file, held, remove_unheld, try_claim_file
 
 
 def test_a_held_file_is_kept_and_an_unheld_one_removed(tmp_path: Path) -> None:
@@ -53,3 +53,16 @@ def test_the_lock_dies_with_its_process(tmp_path: Path) -> None:
                 pipe.close()
     assert not held(path)
     assert remove_unheld(path) and not path.exists()
+
+
+def test_a_file_held_elsewhere_is_not_taken(tmp_path: Path) -> None:
+    """An index's lock: the second writer is told at once, and takes it once it is free."""
+    lock = tmp_path / "edukg.db.abc.vectors.lock"
+    first = try_claim_file(lock)
+    assert first is not None and held(lock)
+    assert try_claim_file(lock) is None
+    lock.unlink()  # as its holder does when it is done: a waiter makes the file anew
+    first.release()
+    second = try_claim_file(lock)
+    assert second is not None and held(lock)
+    second.release()

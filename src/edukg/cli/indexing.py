@@ -26,16 +26,23 @@ def index_step(db: Backend, required: bool = False, after_load: bool = False) ->
         def progress(done: int, total: int) -> None:
             bar.update(task, completed=done, total=total)
 
+    def underway() -> None:
+        say(
+            "Semantic index: another `edukg index` is building it (a load's own runs in the"
+            f" background, its log {db.index_log()}); waiting for it to end, then finishing"
+            " what it leaves, if anything. Ctrl-C stops this wait, not the other."
+        )
+
     try:
         with bar if bar is not None else contextlib.nullcontext():  # a bar on a terminal only
-            summary = index(db, progress)
+            summary = index(db, progress, underway=underway)
     except ModelMissing as exc:
         say(f"Semantic index not built: {exc}. Search ranks by words only.")
         return 1 if required else 0
     except LookupError as exc:
         say(str(exc))
         return 1
-    except RuntimeError as exc:  # e.g. another `edukg index` writing the same file
+    except RuntimeError as exc:  # a vectors file that is not what this index wrote
         say(f"Semantic index not finished: {exc}. Run `edukg index` again to resume.")
         return 1
     except database_errors(OSError) as exc:  # e.g. a full disk

@@ -17,6 +17,14 @@ from edukg.cli.serving import cmd_quickstart, cmd_serve
 from edukg.cli.text_checks import cmd_align, cmd_check
 from edukg.store.base import DATA_VERSION
 
+_INDEX_DESCRIPTION = (
+    "Embed record texts for search by meaning (resumable; `load` runs it too, in a process"
+    " of its own). While another process is building the index (a load's, in the"
+    " background), this one says so, waits for it to end, then finishes what it left, if"
+    " anything; its log is beside a SQLite database (DB.index.log), in the temporary folder"
+    " for PostgreSQL."
+)
+
 
 def parser() -> argparse.ArgumentParser:
     """The command-line interface (its help is the CLI reference)."""
@@ -77,6 +85,7 @@ def parser() -> argparse.ArgumentParser:
         sub.add_parser(
             "index",
             help="embed record texts for search by meaning (resumable; `load` runs it too)",
+            description=_INDEX_DESCRIPTION,
         )
     )
     c.set_defaults(func=cmd_index)

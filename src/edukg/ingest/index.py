@@ -81,10 +81,17 @@ def build_index(
     progress: Progress | None = None,
     workers: int | None = None,
     batch: int = _BATCH,
+    underway: Callable[[], None] | None = None,
 ) -> IndexSummary:
-    """Embed the rows `indexer` still lacks and mark its index complete."""
+    """Embed the rows `indexer` still lacks and mark its index complete.
+
+    When another process is building the same index (the load's own, in the background),
+    `underway` is called, and this one waits for that one (`progress` follows its rows),
+    then finishes what it left, if anything: two writers of one index would each find
+    the other's rows where it meant to write its own."""
     started = time.monotonic()
     summary = IndexSummary(rows=indexer.total())
+    _hold(indexer, summary.rows, progress, underway)
     summary.resumed_at = indexer.done()
     if summary.resumed_at >= summary.rows:
         indexer.finish()
@@ -113,17 +120,36 @@ def build_index(
     return summary
 
 
+def _hold(
+    indexer: Indexer, rows: int, progress: Progress | None, underway: Callable[[], None] | None
+) -> None:
+    """Return once this process is the index's one writer."""
+    if indexer.hold():
+        return
+    if underway is not None:
+        underway()
+    while not indexer.hold():
+        if progress:
+            progress(indexer.done(), rows)
+        time.sleep(_WAIT_SECONDS)
+
+
+_WAIT_SECONDS = 0.5  # between looks at an index another process is building
+
+
 def index(
     db: str | Backend,
     progress: Progress | None = None,
     workers: int | None = None,
+    underway: Callable[[], None] | None = None,
 ) -> IndexSummary:
-    """Build (or finish) the semantic index of what `db` serves now."""
+    """Build (or finish) the semantic index of what `db` serves now (after the process
+    that is building it, if one is: `build_index`)."""
     backend = backend_of(db)
     indexer = backend.indexer()
     if indexer is None:
         raise LookupError(f"nothing is loaded in {backend.shown}")
     try:
-        return build_index(indexer, progress, workers)
+        return build_index(indexer, progress, workers, underway=underway)
     finally:
         indexer.close()

@@ -69,6 +69,21 @@ def claim_file(path: Path) -> Claim:
     return claim(make)
 
 
+def try_claim_file(path: Path) -> Claim | None:
+    """Hold the file `path` (created empty if it is not there), or None at once when a
+    live process holds it."""
+    while True:
+        fd = os.open(path, os.O_RDONLY | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            return None
+        if _names(path, fd):
+            return Claim(path, fd)
+        os.close(fd)  # removed by its last holder meanwhile: make it anew
+
+
 def held(path: Path) -> bool:
     """Whether a live process holds `path` (False when it is not there)."""
     try:

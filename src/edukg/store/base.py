@@ -330,6 +330,10 @@ class Indexer(Protocol):
 
     content_id: str
 
+    def hold(self) -> bool:
+        """Become the one process writing this index, for as long as this indexer is open;
+        False when another live process is (its rows advance `done()`)."""
+
     def total(self) -> int:
         """How many rows the index has when complete."""
 

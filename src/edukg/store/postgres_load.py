@@ -253,11 +253,15 @@ def _with_lines(build: Any, table: str, lines: mmap.mmap) -> Iterator[tuple[Any,
         yield (*values, lines[pos : pos + length])
 
 
+_INDEX_LOCK = 0x65646B69  # "edki", with a hash of the schema's name: one writer a version
+
+
 class PostgresIndexer:
     """Writes the `vectors` table of the version `edukg.current` points at."""
 
     def __init__(self, conn: psycopg.Connection[Any], schema: str, content_id: str) -> None:
         self._conn = conn
+        self._name = schema
         self._schema = pgsql.Identifier(schema)
         self.content_id = content_id
 
@@ -275,6 +279,14 @@ class PostgresIndexer:
 
     def _sql(self, text: str) -> pgsql.Composed:
         return pgsql.SQL(text).format(s=self._schema)
+
+    def hold(self) -> bool:
+        """Become the one writer of this version's vectors, unless another process is: a
+        lock of the session, which ends with this indexer's connection."""
+        row = self._conn.execute(
+            "SELECT pg_try_advisory_lock(%s::int4, hashtext(%s))", (_INDEX_LOCK, self._name)
+        ).fetchone()
+        return bool(row and row[0])
 
     def total(self) -> int:
         """Rows of the complete index."""

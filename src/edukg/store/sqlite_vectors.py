@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from edukg.model.embedding import ROW_BYTES
+from edukg.model.processes import Claim, try_claim_file
 
 
 def vectors_path(db: str | Path, content_id: str) -> Path:
@@ -53,6 +54,10 @@ class SqliteIndexer:
         self.content_id = content_id
         self.final = vectors_path(db, content_id)
         self.partial = self.final.with_name(self.final.name + ".partial")
+        # Held by the one process that writes this version's vectors (`hold`): another,
+        # in any PID namespace, sees it is not alone and waits.
+        self.lock = self.final.with_name(self.final.name + ".lock")
+        self._held: Claim | None = None
         self._cache = sqlite3.connect(cache_path(db), isolation_level=None, timeout=30)
         self._cache.execute("PRAGMA journal_mode=WAL")
         self._cache.execute(
@@ -80,15 +85,23 @@ class SqliteIndexer:
         (count,) = self._conn.execute("SELECT count(*) FROM semantic").fetchone()
         return int(count)
 
+    def hold(self) -> bool:
+        """Become the one writer of this version's vectors, unless another process is."""
+        if self._held is None:
+            self._held = try_claim_file(self.lock)
+        return self._held is not None
+
     def done(self) -> int:
-        """Rows written; a torn last row (a killed run) is cut off."""
+        """Rows written; a torn last row (a killed run) is cut off by the holder (another
+        process's last row may be half written, not torn)."""
         if self.final.exists():
             return self.final.stat().st_size // ROW_BYTES
-        if not self.partial.exists():
+        try:
+            size = self.partial.stat().st_size
+        except FileNotFoundError:
             return 0
-        size = self.partial.stat().st_size
         whole = size - size % ROW_BYTES
-        if whole != size:
+        if whole != size and self._held is not None:
             os.truncate(self.partial, whole)
         return whole // ROW_BYTES
 
@@ -137,6 +150,12 @@ class SqliteIndexer:
         remove_unused(self._db, keep)
 
     def close(self) -> None:
-        """Close both files' connections."""
+        """Close both files' connections, and let go of the vectors (their lock file goes:
+        a process waiting on it takes a new one)."""
         self._conn.close()
         self._cache.close()
+        if self._held is not None:
+            with contextlib.suppress(FileNotFoundError):
+                self.lock.unlink()
+            self._held.release()
+            self._held = None
