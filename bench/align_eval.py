@@ -24,7 +24,7 @@
    edukg, aligned without and with their grades, beside search.
 
 --fit prints the calibration's constants (logistic fits of whether a result is right)
-for services/alignment_scoring.py and services/similar.py. The data is read from ../shared
+for model/alignment_profiles.json (the align and similar profiles). The data is read from ../shared
 at run time and never copied; see docs/search.md, "Aligning a text".
 """
 
@@ -40,7 +40,7 @@ import orjson
 from edukg.ingest.builder import load
 from edukg.ingest.index import index
 from edukg.model.vocabulary import STANDARD, grade_mask
-from edukg.services.alignment_scoring import BANDS
+from edukg.services.alignment.calibrate import BANDS
 from edukg.services.search import search_standards
 from edukg.store import open_store
 from edukg.store.base import Search, Store
@@ -113,7 +113,7 @@ DATA = ROOT / "bench" / "data"
 
 
 def _gate(store: Store, problems: list[mathfish.Problem]) -> None:
-    from edukg.services.text_alignment import AlignQuery, align
+    from edukg.services.alignment import AlignQuery, align
 
     def answered(text: str, grades: tuple[str, ...] = ()) -> bool:
         query = AlignQuery(text, jurisdiction=mathfish.JURISDICTION,

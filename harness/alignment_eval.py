@@ -32,8 +32,7 @@ from edukg.ingest.builder import load
 from edukg.ingest.index import index
 from edukg.model.vocabulary import STANDARD, grade_mask
 from edukg.services import search as searching
-from edukg.services.similar import SimilarQuery, similar
-from edukg.services.text_alignment import AlignQuery, align
+from edukg.services.alignment import AlignQuery, SimilarQuery, align, similar
 from edukg.store.base import Search, Store
 from edukg.store.sqlite_vectors import cache_path
 

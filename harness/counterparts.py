@@ -17,7 +17,7 @@ import orjson
 
 from edukg.ingest.builder import load
 from edukg.ingest.index import index
-from edukg.services.similar import SimilarQuery, similar
+from edukg.services.alignment import SimilarQuery, similar
 from edukg.store.base import Store
 
 STATES = ("New York", "California")
@@ -122,7 +122,7 @@ def scored(store: Store, questions: list[Question]) -> list[tuple[float, bool]]:
 
 def features(store: Store, questions: list[Question]) -> list[tuple[float, float, bool]]:
     """(share of the evidence, cosine, right) of each question's first ten suggestions."""
-    from edukg.services.similar import candidates
+    from edukg.services.alignment.similarity import candidates
 
     out = []
     for q in questions:

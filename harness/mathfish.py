@@ -20,7 +20,7 @@ from pathlib import Path
 import orjson
 
 from edukg.model.vocabulary import grade_mask
-from edukg.services.text_alignment import AlignQuery, align, ranked
+from edukg.services.alignment import AlignQuery, align, ranked
 from edukg.store.base import Store
 
 JURISDICTION = "Multi-State"
@@ -110,15 +110,15 @@ def features(
         query = AlignQuery(problem.text, jurisdiction=JURISDICTION,
                            grades_mask=grade_mask(problem.grades) if graded else 0)  # fmt: skip
         result = ranked(store, query)
-        signals = result.signals
+        signals = result.channels
         if signals is None:
             continue
-        from edukg.services.alignment_scoring import shares
+        from edukg.services.alignment.calibrate import shares
 
-        share = shares(signals.total, result.view.groups)
+        share = shares(result.total, result.view.groups)
         seen: set[int] = set()
-        for i in signals.total.argsort()[::-1]:
-            if not signals.total[i] > -1e300:
+        for i in result.total.argsort()[::-1]:
+            if not result.total[i] > -1e300:
                 break  # outside the grades asked for
             group = int(result.view.groups[i])
             if group in seen:
@@ -216,7 +216,7 @@ class Checked:
 
 def measure_check(store: Store, pairs: list[Pair]) -> Checked:
     """Check every pair (no grade given, as the check takes none)."""
-    from edukg.services.alignment_check import CheckQuery, check
+    from edukg.services.alignment import CheckQuery, check
 
     rows = []
     seconds = []
@@ -257,7 +257,7 @@ def roc_auc(scores: list[float], positive: list[bool]) -> float:
 def check_features(store: Store, pairs: list[Pair]) -> Iterator[tuple[float, float, bool]]:
     """(fused score of the standard's family, best component's similarity, positive) of
     each pair: what the check's score is calibrated on."""
-    from edukg.services.alignment_check import CheckQuery, calibration_inputs
+    from edukg.services.alignment.checking import CheckQuery, calibration_inputs
 
     for pair in pairs:
         query = CheckQuery(pair.problem.text, code=pair.code, jurisdiction=JURISDICTION)

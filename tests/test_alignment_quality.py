@@ -12,7 +12,7 @@ import orjson
 import pytest
 
 from edukg.model.encoder import available
-from edukg.services.text_alignment import AlignQuery, align
+from edukg.services.alignment import AlignQuery, align
 from edukg.store import open_store
 from edukg.store.base import Store
 from harness import counterparts, mathfish

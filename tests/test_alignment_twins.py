@@ -5,12 +5,14 @@ include: ...") say which theorems. On the real sample, with its semantic index."
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 
 import pytest
 
 from edukg.model.vocabulary import grade_mask
-from edukg.services import text_alignment
-from edukg.services.text_alignment import AlignQuery, align
+from edukg.services.alignment import AlignQuery, align
+from edukg.services.alignment import aligning as align_module
+from edukg.services.alignment.profile import profiles
 from edukg.store import open_store
 from edukg.store.base import Store
 
@@ -45,5 +47,6 @@ def test_twins_are_told_apart_by_their_notes(store: Store) -> None:
 def test_without_the_notes_the_statement_alone_cannot_tell(
     store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(text_alignment, "NOTES_WEIGHT", 0.0)
+    without = replace(profiles(), align=replace(profiles().align, notes_weight=0.0))
+    monkeypatch.setattr(align_module, "profiles", lambda: without)
     assert [_first_twin(store, text) for text, _ in CASES] != [want for _, want in CASES]

@@ -8,15 +8,17 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from dataclasses import replace
 from importlib import resources
 from pathlib import Path
 
 import pytest
 
 from edukg.model.vocabulary import grade_mask
-from edukg.services import subject_gate, text_alignment
-from edukg.services.alignment_check import CheckQuery, check
-from edukg.services.text_alignment import AlignQuery, align
+from edukg.services.alignment import AlignQuery, CheckQuery, align, check
+from edukg.services.alignment import aligning as text_alignment
+from edukg.services.alignment import gate as subject_gate
+from edukg.services.alignment.profile import profiles
 from edukg.store import open_store
 from edukg.store.base import Store
 from harness import mathfish
@@ -88,7 +90,6 @@ def test_error_rates_on_texts_no_weight_saw(store: Store) -> None:
 def test_without_the_artifact_alignment_falls_back_and_says_so(
     store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(text_alignment, "gate", lambda: None)
     monkeypatch.setattr(subject_gate, "gate", lambda: None)
     assert _codes(store, LADDER, ("8",))  # the similarity floor decides
     status = subject_gate.status()
@@ -109,7 +110,10 @@ def test_the_rankings_version_is_in_the_etag(indexed: Api, monkeypatch: pytest.M
     again = indexed.http.get("/knowledge-graph/v0" + path, params={"jurisdiction": "California"},
                              headers={"x-api-key": indexed.key, "if-none-match": tag})  # fmt: skip
     assert again.status_code == 304
-    monkeypatch.setattr(text_alignment, "ENGINE", "align-upgraded")
+    upgraded_profiles = replace(
+        profiles(), align=replace(profiles().align, version="align-upgraded")
+    )
+    monkeypatch.setattr(text_alignment, "profiles", lambda: upgraded_profiles)
     upgraded = indexed.http.get("/knowledge-graph/v0" + path,
                                 params={"jurisdiction": "California"},
                                 headers={"x-api-key": indexed.key, "if-none-match": tag})  # fmt: skip

@@ -5,7 +5,7 @@
 A logistic regression over the shipped encoder's passage vectors (all-MiniLM-L6-v2, int8,
 each passage embedded alone, exactly as alignment embeds a text's passages). Alignment
 asks it whether any passage of a text reads as mathematics; a text none of whose
-passages does gets no mathematics standard (services.subject_gate).
+passages does gets no mathematics standard (services.alignment.gate).
 
 Data (all of it data edukg may train on; none of it from the dev set or its publishers):
 
@@ -41,8 +41,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
 from edukg.model.embedding import MODEL_PACKAGE  # noqa: E402
-from edukg.services import rank  # noqa: E402
-from edukg.services.passages import passages  # noqa: E402
+from edukg.services.alignment.passages import passages, vectors  # noqa: E402
 
 SEED = 7
 STEPS = 3000
@@ -106,7 +105,7 @@ def main() -> None:
     args = parser.parse_args()
     mathematics, other, sources = _data(Path(args.shared))
     positive, negative = _passages(mathematics), _passages(other)
-    x = np.vstack([rank.vectors(positive), rank.vectors(negative)]).astype(np.float64)
+    x = np.vstack([vectors(positive), vectors(negative)]).astype(np.float64)
     y = np.r_[np.ones(len(positive)), np.zeros(len(negative))]
     weight = np.r_[np.full(len(positive), 0.5 / len(positive)),
                    np.full(len(negative), 0.5 / len(negative))] * len(y)  # fmt: skip

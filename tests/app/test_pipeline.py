@@ -15,7 +15,7 @@ import pytest
 from edukg.adapters.config import Settings
 from edukg.app.core import EdukgApp
 from edukg.cli import build_demo
-from edukg.services.vector_index import indexed
+from edukg.services.alignment.vector_index import indexed
 from edukg.store import LOCAL_RECHECK, open_key_store
 from edukg.store.base import Candidates, OfKind, Search
 from edukg.store.keys import keys_path_for

@@ -1,8 +1,8 @@
-"""services/bm25.py: terms, BM25 over statements, and the words two texts share."""
+"""services/alignment/bm25.py: terms, BM25 over statements, and the words two texts share."""
 
 from __future__ import annotations
 
-from edukg.services import bm25
+from edukg.services.alignment import bm25
 
 
 def test_terms_are_stemmed_words_and_numbers_without_common_words() -> None:

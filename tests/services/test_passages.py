@@ -1,11 +1,11 @@
-"""services/passages.py: a text cut into passages with offsets, in time linear in its length."""
+"""services/alignment/passages.py: a text cut into passages with offsets, in time linear in its length."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
 
-from edukg.services.passages import MAX_CHARS, MAX_PASSAGES, passages
+from edukg.services.alignment.passages import MAX_CHARS, MAX_PASSAGES, passages
 
 
 def test_sentences_and_lines_are_passages_with_their_offsets() -> None:
@@ -45,7 +45,7 @@ def _finishes(text: str, seconds: float) -> bool:
     """Whether splitting `text` ends within `seconds`, in a process of its own: a pattern
     that backtracks holds the interpreter lock, so no thread of this process could even
     notice the time passing."""
-    code = "import sys; from edukg.services.passages import passages; passages(sys.stdin.read())"
+    code = "import sys; from edukg.services.alignment.passages import passages; passages(sys.stdin.read())"
     try:
         subprocess.run([sys.executable, "-c", code], input=text, text=True, timeout=seconds,
                        check=True)  # fmt: skip

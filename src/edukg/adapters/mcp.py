@@ -39,7 +39,7 @@ from edukg.model.alignment import Confidence
 from edukg.model.errors import ApiError
 from edukg.model.framework_rows import CoverageCounts
 from edukg.model.vocabulary import UUID_EXAMPLE
-from edukg.services.alignment_scoring import bands_text
+from edukg.services.alignment import bands_text
 from edukg.store.base import Store
 
 INSTRUCTIONS = (

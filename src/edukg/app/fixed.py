@@ -23,8 +23,7 @@ from edukg.app.routing import Handler, Router
 from edukg.model.errors import ForbiddenError, NotFoundError
 from edukg.services import graph as service
 from edukg.services import search as searching
-from edukg.services import subject_gate
-from edukg.services.text_alignment import version as alignment_version
+from edukg.services.alignment import health as alignment_health
 from edukg.store.base import KeyStore, Store
 
 _DAY = b"public, max-age=86400"
@@ -136,8 +135,7 @@ class FixedRoutes:
                 # Aligning a text and similar standards rank as search does.
                 "alignment": {
                     "ranking": _ALIGNMENT[searching.search_ranking(store)],
-                    "version": alignment_version(),
-                    **subject_gate.status(),
+                    **alignment_health(),
                 },
             }
         body = orjson.dumps(health)

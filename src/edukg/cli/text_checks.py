@@ -27,8 +27,7 @@ from edukg.cli.output import EXIT_OK, EXIT_USAGE, cell, console, say
 from edukg.model.alignment import StandardCheck, encode
 from edukg.model.errors import ValidationError
 from edukg.model.vocabulary import grade_mask
-from edukg.services.alignment_check import CheckQuery, check
-from edukg.services.text_alignment import AlignQuery, align
+from edukg.services.alignment import AlignQuery, CheckQuery, align, check
 
 _UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
 _QUOTED = 70  # characters of a passage shown in a table

@@ -1,13 +1,13 @@
-"""Dense ranking of a query against candidate vectors, and its fusion with lexical ranks."""
+"""The embedding model, loaded once per process, with its helper threads; dense ranking of
+a query against candidate vectors, and its fusion with lexical ranks (search). Alignment
+embeds its passages through services.alignment.passages."""
 
 from __future__ import annotations
 
-import sys
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
-from edukg.model.lru import ByteLru
 from edukg.store.base import Candidates
 
 # Reciprocal rank fusion's constant. 60 (Cormack, Clarke and Büttcher, 2009) is the usual
@@ -34,6 +34,11 @@ _missing = False
 def available() -> bool:
     """Whether the embedding model can be loaded in this process."""
     return _load() is not None
+
+
+def encoder() -> Any:
+    """The embedding model (model.encoder.Encoder), or None where it cannot be loaded."""
+    return _load()
 
 
 def _load() -> Any:
@@ -64,14 +69,14 @@ def query_vector_soon(text: str) -> Future[Any]:
     The model, the tokenizer and SQLite all release the GIL in their heavy parts, so the
     embedding and the full-text query overlap on two cores.
     """
-    future: Future[Any] = _executor("query").submit(query_vector, text)
+    future: Future[Any] = executor("query").submit(query_vector, text)
     return future
 
 
 _pools: dict[str, ThreadPoolExecutor] = {}
 
 
-def _executor(purpose: str) -> ThreadPoolExecutor:
+def executor(purpose: str) -> ThreadPoolExecutor:
     """A small pool per purpose, made on first use: a search's one query never waits
     behind the halves of a long text being embedded for an alignment."""
     pool = _pools.get(purpose)
@@ -83,63 +88,6 @@ def _executor(purpose: str) -> ThreadPoolExecutor:
                     max_workers=2, thread_name_prefix=f"edukg-embed-{purpose}"
                 )
     return pool
-
-
-def vectors(texts: list[str]) -> Any:
-    """Unit vectors of `texts` (a float32 array, one row each), or None without the model.
-
-    Each text is embedded alone, and a text embedded lately is not embedded again
-    (`_kept`). Many texts are embedded in two halves on the helper threads at once (each
-    run of the model on one core), so a 20,000-character text takes about half the time.
-    """
-    encoder = _load()
-    if encoder is None:
-        return None
-    import numpy as np  # noqa: PLC0415
-
-    if not texts:
-        return encoder.encode([])
-    rows: dict[str, Any] = {}
-    for text in texts:
-        kept = _kept.get(text)
-        if kept is not None:
-            rows[text] = kept[1]
-    missing = [t for t in dict.fromkeys(texts) if t not in rows]
-    for text, row in zip(missing, _encoded(missing), strict=True):
-        _kept.put(text, (sys.getsizeof(text) + row.nbytes + _ENTRY_OVERHEAD, row))
-        rows[text] = row
-    return np.stack([rows[t] for t in texts])
-
-
-def _encoded(texts: list[str]) -> list[Any]:
-    """Each text's vector, embedded alone, so that a passage's vector never depends on
-    the passages it came with (the int8 model scales its activations per run: batched
-    with others, a text's vector moved by up to 0.01 in cosine) and can be kept. Alone is
-    also quicker than batched here: a batch pads every text to its longest."""
-    if len(texts) < _SPLIT_AT:
-        return _alone(texts)
-    half = (len(texts) + 1) // 2
-    pool = _executor("texts")
-    parts = [pool.submit(_alone, texts[:half]), pool.submit(_alone, texts[half:])]
-    return [row for part in parts for row in part.result()]
-
-
-def _alone(texts: list[str]) -> list[Any]:
-    return [query_vector(text) for text in texts]
-
-
-_SPLIT_AT = 8  # texts: below this one run of the model is as quick
-# Passages recur: a text aligned again under other filters (the explorer's grade buttons,
-# an assistant trying frameworks in turn) and the routine sentences curricula repeat
-# ("Students work in pairs."). Their vectors are kept by text within this budget: about
-# 10,000 sentences. The text's own characters are weighed too, so a client sending long
-# distinct passages only churns the cache, never grows it.
-PASSAGE_CACHE_BYTES = 16 << 20
-_ENTRY_OVERHEAD = 300  # the array's header, the entry's tuple, the LRU's node
-# Values: (bytes weighed, the vector).
-_kept: ByteLru[str, tuple[int, Any]] = ByteLru(
-    PASSAGE_CACHE_BYTES, lambda kept: kept[0], keep_last=False
-)
 
 
 def nearest(candidates: Candidates, vector: Any, k: int) -> list[tuple[str, float]]:

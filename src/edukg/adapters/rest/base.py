@@ -19,7 +19,7 @@ from edukg.store.base import DataInfo, Releases, Store
 P = TypeVar("P")
 
 RANKING = "ranking"
-ALIGNMENT = "alignment"  # the alignment engine's version (services.text_alignment.version)
+ALIGNMENT = "alignment"  # the alignment engine's version (services.alignment.version)
 RELEASES = "releases"
 # Tokens of the key's bucket a search takes: it costs about five lookups.
 SEARCH_COST = 5

@@ -12,10 +12,17 @@ from edukg.model.alignment import encode
 from edukg.model.errors import ValidationError
 from edukg.model.shapes import Jurisdiction, NormalizedStatementType
 from edukg.model.vocabulary import grade_mask
-from edukg.services.alignment_check import ALIGNED, COMPONENT_FLOOR, CheckQuery, check
-from edukg.services.alignment_scoring import bands_text
-from edukg.services.similar import SimilarQuery, similar
-from edukg.services.text_alignment import MAX_TEXT, AlignQuery, align
+from edukg.services.alignment import (
+    MAX_TEXT,
+    AlignQuery,
+    CheckQuery,
+    SimilarQuery,
+    align,
+    bands_text,
+    check,
+    similar,
+)
+from edukg.services.alignment.profile import profiles
 
 TAGS = ("Alignment",)
 ALIGN_COST = 5  # tokens, plus one per TEXT_COST_CHARS characters of the text
@@ -36,7 +43,8 @@ class AlignBody:
     text: Annotated[
         str,
         Param(f"The text to align: a lesson, an item, an activity (1 to {MAX_TEXT} characters)",
-              max_length=MAX_TEXT, example="Students add fractions with unlike denominators."),
+              min_length=1, max_length=MAX_TEXT,
+              example="Students add fractions with unlike denominators."),
     ]  # fmt: skip
     standardsFrameworkCaseIdentifierUUID: _Framework = None
     jurisdiction: _Jurisdiction = None
@@ -55,7 +63,8 @@ class CheckBody:
     text: Annotated[
         str,
         Param(f"The text to check: an item, a lesson, an activity (1 to {MAX_TEXT} characters)",
-              max_length=MAX_TEXT, example="What is the total area of an L-shaped playground?"),
+              min_length=1, max_length=MAX_TEXT,
+              example="What is the total area of an L-shaped playground?"),
     ]  # fmt: skip
     caseIdentifierUUID: Annotated[
         Uuid | None, Param("The standard's CASE UUID; or give `statementCode`")
@@ -171,10 +180,10 @@ _CHECK_ABOUT = (
     " /alignments: `rank` says where it stands and which standards fit better. `score`"
     " counts the best of the standard and its sub-standards with its best component,"
     " calibrated on real problems against standards of the same grade; `aligned` is a score"
-    f" of {ALIGNED:g} or more and `confidence` its band ({bands_text()}). Each learning"
+    f" of {profiles().check.aligned:g} or more and `confidence` its band ({bands_text()}). Each learning"
     " component that supports the standard (its own; where it has none, those of its"
     " published crosswalk counterparts, `componentsFrom`) is `addressed` when a passage of"
-    f" the text is at least {COMPONENT_FLOOR:g} alike to it, with those passages' offsets;"
+    f" the text is at least {profiles().check.component_floor:g} alike to it, with those passages' offsets;"
     " a standard with none is checked on its statement alone, and `note` says so. Costs 5"
     " tokens plus 1 per 2,000 characters, on every entrance (the MCP tool too)."
 )

@@ -22,7 +22,7 @@ from typing import Any
 from edukg.services.search import STOPWORDS
 
 # Linear in the text's length: each alternative consumes what it matches, nothing
-# backtracks over a long run (services.passages says why that matters).
+# backtracks over a long run (services.alignment.passages says why that matters).
 _TERM = re.compile(r"[a-z]+|[0-9]+")
 _STOP = STOPWORDS | frozenset(
     [

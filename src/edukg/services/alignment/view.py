@@ -6,7 +6,7 @@ statement (a framework that places one standard in several course trees); the do
 each lies in (services.hierarchy); the learning components that support each, its own and
 those of its published crosswalk counterparts (the export puts learning components on
 state standards: through its crosswalks Common Core's standards get them too); and the
-BM25 index of the statements (services.bm25). Aligning a text and finding a standard's
+BM25 index of the statements (services.alignment.bm25). Aligning a text and finding a standard's
 counterparts both rank over this view.
 """
 
@@ -20,10 +20,11 @@ from typing import Any
 import orjson
 
 from edukg.model.vocabulary import COMPONENT, grade_mask
-from edukg.services import bm25, hierarchy
-from edukg.services.bm25 import Words
+from edukg.services import hierarchy
+from edukg.services.alignment import bm25
+from edukg.services.alignment.bm25 import Words
+from edukg.services.alignment.vector_index import Indexed, indexed
 from edukg.services.memo import remembered
-from edukg.services.vector_index import Indexed, indexed
 from edukg.store.base import COMPONENTS, CROSSWALK, Matching, Search, Store, every_row
 
 _READ = 1000  # records read per query

@@ -1,7 +1,7 @@
 """Check one text against one standard, learning component by learning component.
 
 The standard is ranked among its jurisdiction's standards of its subject and type for
-the text by the same engine as `POST /alignments` (services.text_alignment.ranked), so
+the text by the same stages as `POST /alignments` (services.alignment.aligning.ranked), so
 its score and its rank come from the evidence of every standard at once: a standard
 that another fits better says so, with the better ones' codes. Its score counts the
 best of the standard and its own sub-standards (a text that practises 3.MD.C.7.d
@@ -10,13 +10,12 @@ than a standard of the same grade (bench/align_eval.py, `--fit`).
 
 Each learning component that supports the standard (its own; where it has none, those
 of its published crosswalk counterparts) is addressed when a passage of the text is
-alike to it at COMPONENT_FLOOR or more, and answers with those passages' offsets. A
+alike to it at the check profile's component floor or more, and answers with those passages' offsets. A
 standard with no component at all is checked on its statement alone, and says so.
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,53 +30,21 @@ from edukg.model.alignment import (
 )
 from edukg.model.errors import NotFoundError, ValidationError
 from edukg.model.vocabulary import STANDARD
-from edukg.services import alignment_scoring as scoring
 from edukg.services import rank
-from edukg.services.alignment_evidence import evidence_of
+from edukg.services.alignment.aligning import NOT_MATHEMATICS, AlignQuery, ranked
+from edukg.services.alignment.calibrate import band
+from edukg.services.alignment.evidence import evidence_of
+from edukg.services.alignment.gate import SUBJECT
+from edukg.services.alignment.passages import Passage, vectors
+from edukg.services.alignment.profile import profiles
+from edukg.services.alignment.scored import Scored
 from edukg.services.crosswalks import item_of
 from edukg.services.graph import matching, standard
-from edukg.services.passages import Passage
-from edukg.services.subject_gate import SUBJECT
-from edukg.services.text_alignment import NOT_MATHEMATICS, AlignQuery, Ranked, ranked
 from edukg.store.base import COMPONENTS, CROSSWALK, Matching, Store
 
 DEFAULT_JURISDICTION = "Multi-State"
-# A passage this alike to a learning component (cosine) addresses it: on the dev problems
-# the floor that best tells a tagged standard's components from those of untagged
-# standards of the same grade (balanced accuracy 0.78 at 0.35; 0.75 at 0.45, the floor at
-# which alignment's evidence names a component).
-COMPONENT_FLOOR = 0.35
-# By words alone (no semantic index): a passage whose BM25 against the component, mapped
-# onto 0-1, reaches this shares its rarer words.
-WORDS_FLOOR = 0.5
 PASSAGES_SHOWN = 3
 BETTER_SHOWN = 10
-# A check scoring this or more is aligned: the threshold of best balanced accuracy on the
-# dev problems (bench/align_eval.py).
-ALIGNED = 0.45
-
-
-@dataclass(frozen=True)
-class Calibration:
-    """A logistic map from the standard's fused score (the best of it and its
-    sub-standards) and its best learning component's similarity to the chance that it is
-    a standard the text's publisher tagged."""
-
-    fused: float
-    component: float
-    bias: float
-
-    def score(self, fused: float, component: float) -> float:
-        z = self.fused * fused + self.component * component + self.bias
-        return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
-
-
-# Fitted on the dev problems: each label against three standards of its grade outside
-# the labels' families (bench/align_eval.py --fit).
-CALIBRATED = {
-    "semantic": Calibration(fused=0.531, component=2.231, bias=-2.287),
-    "lexical": Calibration(fused=0.6, component=0.0, bias=-1.9),
-}
 
 
 @dataclass(frozen=True)
@@ -95,39 +62,40 @@ def check(store: Store, query: CheckQuery) -> StandardCheck:
     identifier, record, found = _ranked(store, query)
     brief = item_of(identifier, orjson.dumps(record)).brief()
     from_, lcs = _components(store, identifier)
-    signals = found.signals
+    signals = found.channels
     i = _position(found, identifier)
     ranking = "semantic" if rank.available() else "lexical"
+    profile = profiles().check
     if found.mathematics is False and record.get("academicSubject") == SUBJECT:
-        checked = _by_meaning(found, None, lcs) if lcs else []
+        checked = _by_meaning(found, lcs, indexed=False) if lcs else []
         return _answer(brief, 0.0, checked, from_, None, None, ranking, len(found.parts),
                        NOT_MATHEMATICS)  # fmt: skip
     if signals is None or i is None:
         checked = _by_words(found.parts, lcs) if lcs else []
         return _answer(brief, 0.0, checked, from_, None, None, ranking, len(found.parts))
     ranking = signals.ranking
-    if signals.vectors is not None and signals.matrix is not None:
-        checked = _by_meaning(found, signals, lcs)
+    if signals.vectors is not None and found.candidates.matrix is not None:
+        checked = _by_meaning(found, lcs)
     else:
         checked = _by_words(found.parts, lcs)
     best = max((c.score for c in checked), default=0.0)
-    score = CALIBRATED[ranking].score(_family_best(found, i), best)
+    score = profile.calibration[ranking].score(_family_best(found, i), best)
     return _answer(brief, score, checked, from_, _standing(found, i),
-                   evidence_of(found.view, i, found.parts, signals), ranking,
+                   evidence_of(found, i, profiles().align.evidence_floor), ranking,
                    len(found.parts))  # fmt: skip
 
 
 def calibration_inputs(store: Store, query: CheckQuery) -> tuple[float, float]:
     """What the score is a logistic map of: the fused score of the standard's family and
-    its best component's similarity (bench/align_eval.py --fit fits CALIBRATED on these)."""
+    its best component's similarity (bench/align_eval.py --fit fits the check profile's calibration on these)."""
     result = check(store, query)
     identifier, _, found = _ranked(store, query)
     i = _position(found, identifier)
-    fused = _family_best(found, i) if i is not None and found.signals is not None else 0.0
+    fused = _family_best(found, i) if i is not None and found.channels is not None else 0.0
     return fused, max((c.score for c in result.learningComponents), default=0.0)
 
 
-def _ranked(store: Store, query: CheckQuery) -> tuple[str, dict[str, Any], Ranked]:
+def _ranked(store: Store, query: CheckQuery) -> tuple[str, dict[str, Any], Scored]:
     """The standard, and every standard of its place ranked for the text."""
     identifier, record = _standard(store, query)
     found = ranked(store, AlignQuery(
@@ -154,17 +122,16 @@ def _standard(store: Store, query: CheckQuery) -> tuple[str, dict[str, Any]]:
     return identifier, orjson.loads(doc)
 
 
-def _position(found: Ranked, identifier: str) -> int | None:
+def _position(found: Scored, identifier: str) -> int | None:
     try:
         return found.view.identifiers.index(identifier)
     except ValueError:
         return None
 
 
-def _family_best(found: Ranked, i: int) -> float:
+def _family_best(found: Scored, i: int) -> float:
     """The fused score of `i` or of its best sub-standard, whichever is higher."""
-    assert found.signals is not None
-    total = found.signals.total
+    total = found.total
     code = found.view.codes[i]
     best = float(total[i])
     if code:
@@ -175,10 +142,9 @@ def _family_best(found: Ranked, i: int) -> float:
     return best
 
 
-def _standing(found: Ranked, i: int) -> StandardStanding:
+def _standing(found: Scored, i: int) -> StandardStanding:
     """Where `i` stands among the distinct standards, and the codes above it."""
-    assert found.signals is not None
-    total, groups, codes = found.signals.total, found.view.groups, found.view.codes
+    total, groups, codes = found.total, found.view.groups, found.view.codes
     best: dict[int, int] = {}
     for j in range(len(total)):
         g = int(groups[j])
@@ -207,11 +173,13 @@ def _components(store: Store, identifier: str) -> tuple[str, list[tuple[str, str
     return source, sorted(named, key=lambda pair: (pair[1], pair[0]))
 
 
-def _by_meaning(found: Ranked, signals: Any, lcs: list[tuple[str, str]]) -> list[CheckedComponent]:
+def _by_meaning(found: Scored, lcs: list[tuple[str, str]],
+                indexed: bool = True) -> list[CheckedComponent]:  # fmt: skip
     """Each component against every passage by meaning (its vector from the index, or
-    embedded where the index lacks it or no ranking was made)."""
+    embedded where the index lacks it, no ranking was made or `indexed` is False)."""
     import numpy as np  # noqa: PLC0415
 
+    signals = found.channels if indexed else None
     vecs = signals.vectors if signals is not None else None
     number = {c: n for n, c in enumerate(found.view.components)}
     rows = []
@@ -223,25 +191,29 @@ def _by_meaning(found: Ranked, signals: Any, lcs: list[tuple[str, str]]) -> list
         if row < 0:
             missing.append(k)
     if missing:
-        embedded = rank.vectors([lcs[k][1] or lcs[k][0] for k in missing])
+        embedded = vectors([lcs[k][1] or lcs[k][0] for k in missing])
         for k, vector in zip(missing, embedded, strict=True):
             rows[k] = vector
     if not rows:
         return []
-    matrix = signals.matrix if signals is not None else rank.vectors([p.text for p in found.parts])
+    matrix = found.candidates.matrix
+    if signals is None or matrix is None:
+        matrix = vectors([p.text for p in found.parts])
     sims = matrix @ np.asarray(rows, dtype=np.float32).T  # passages x components
-    return [_checked(lc, text, sims[:, k].tolist(), found.parts, COMPONENT_FLOOR)
+    floor = profiles().check.component_floor
+    return [_checked(lc, text, sims[:, k].tolist(), found.parts, floor)
             for k, (lc, text) in enumerate(lcs)]  # fmt: skip
 
 
 def _by_words(parts: list[Passage], lcs: list[tuple[str, str]]) -> list[CheckedComponent]:
     """Each component against every passage by its words (BM25 mapped onto 0-1)."""
-    from edukg.services import bm25  # noqa: PLC0415
+    from edukg.services.alignment import bm25  # noqa: PLC0415
 
     index = bm25.index([text for _, text in lcs])
+    floor = profiles().check.words_floor
     return [
         _checked(lc, text, [rank.relevance_score(index.score_of(p.text, k)) for p in parts],
-                 parts, WORDS_FLOOR)
+                 parts, floor)
         for k, (lc, text) in enumerate(lcs)
     ]  # fmt: skip
 
@@ -277,9 +249,9 @@ def _answer(brief: FrameworkItemBrief, score: float, checked: list[CheckedCompon
     score = round(score, 4)
     return StandardCheck(
         standard=brief,
-        aligned=score >= ALIGNED,
+        aligned=score >= profiles().check.aligned,
         score=score,
-        confidence=scoring.band(score),  # type: ignore[arg-type]
+        confidence=band(score),  # type: ignore[arg-type]
         componentsFrom=from_,  # type: ignore[arg-type]
         alignedCount=sum(c.addressed for c in checked),
         totalCount=len(checked),

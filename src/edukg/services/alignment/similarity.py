@@ -4,7 +4,7 @@ For the frameworks that learning components do not reach (most states outside ma
 early ELA), the statements themselves are the evidence: the target's standards of the
 same subject and statement type, in overlapping grades unless asked otherwise, ranked by
 how alike their statements are in meaning, with the words they share and how alike the
-headings of their domains are added (services.alignment_scoring puts them on one scale);
+headings of their domains are added (services.alignment.fusion puts them on one scale);
 by words alone without a semantic index. A standard the target framework repeats in
 several places is answered once, with every place. Where learning components also link a
 suggestion to the standard, the answer shows them with their Jaccard figures.
@@ -25,29 +25,19 @@ from edukg.model.alignment import (
 )
 from edukg.model.errors import ValidationError
 from edukg.model.vocabulary import COMPONENT, STANDARD, grade_mask
-from edukg.services import alignment_scoring as scoring
 from edukg.services import graph
+from edukg.services.alignment.calibrate import shares
+from edukg.services.alignment.choose import choose
+from edukg.services.alignment.fusion import fused
+from edukg.services.alignment.profile import profiles
+from edukg.services.alignment.vector_index import indexed
+from edukg.services.alignment.view import StandardsView, Vectors, vectors, view
 from edukg.services.crosswalks import Item, component_sets, item_of
 from edukg.services.crosswalks import overlap as jaccard_of
 from edukg.services.frameworks import framework
-from edukg.services.standards_view import StandardsView, Vectors, vectors, view
-from edukg.services.vector_index import indexed
 from edukg.store.base import Search, Store
 
 _SHARED_SHOWN = 10
-# bench/align_eval.py, New York against California with `supports` withheld: words and
-# domain headings each at 0.3 lifted top-1 from 0.960 to 0.973 both ways.
-WEIGHTS = scoring.Weights(statement=1.0, components=0.0, words=0.3, domain=0.3,
-                          grade_prior=0.0)  # fmt: skip
-LEXICAL = scoring.Weights(statement=0.0, components=0.0, words=1.0, domain=0.0, grade_prior=0.0)
-# Calibrated (bench/align_eval.py --fit): the share of suggestions at a score that are
-# counterparts (learning-component Jaccard at least 0.5) on the New York and California
-# frameworks. Below MIN_SCORE a suggestion is not answered unless `minScore` asks.
-CALIBRATED = {
-    "semantic": scoring.Calibration(share=11.308, similarity=3.477, bias=-6.367),
-    "lexical": scoring.Calibration(share=3.0, similarity=0.0, bias=-2.0),
-}
-MIN_SCORE = 0.01
 
 
 @dataclass(frozen=True)
@@ -83,25 +73,16 @@ def similar(store: Store, query: SimilarQuery) -> Similar:
     """The target's standards most alike to the standard."""
     source, targets, scored, ranking = candidates(store, query)
     widened = _widened(store, query, source)
-    calibration = CALIBRATED[ranking]
-    floor = MIN_SCORE if query.min_score is None else query.min_score
-    best: list[tuple[int, float]] = []
-    seen = {
-        int(targets.groups[i])
-        for i, name in enumerate(targets.identifiers)
-        if name == source.identifier
-    }  # the standard itself, wherever it repeats
-    for i, share, alike in scored:
-        group = int(targets.groups[i])
-        score = calibration.score(share, alike)
-        if best:  # down the list a score never rises above the one before
-            score = min(score, best[-1][1])
-        if group in seen or score < floor:
-            continue
-        seen.add(group)
-        best.append((i, score))
-        if len(best) >= query.limit:
-            break
+    profile = profiles().similar
+    calibration = profile.calibration[ranking]
+    by_number = {i: (share, alike) for i, share, alike in scored}
+    # The standard itself, wherever it repeats, is never its own counterpart.
+    itself = frozenset(int(targets.groups[i]) for i, name in enumerate(targets.identifiers)
+                       if name == source.identifier)  # fmt: skip
+    best = choose([i for i, _, _ in scored], targets.groups,
+                  lambda i: calibration.score(*by_number[i]), profile.choice, query.limit,
+                  query.min_score, itself)  # fmt: skip
+    floor = profile.choice.min_score if query.min_score is None else query.min_score
     note = _why(query, source, widened, bool(scored), bool(best), floor)
     return Similar(_answer(store, source, targets, best), ranking, note)
 
@@ -194,16 +175,16 @@ def _scored(
     vecs = vectors(store, search, targets, index) if index is not None else None
     if own is None or vecs is None:
         channels: dict[str, Any] = {"words": words}
-        weights, ranking, similarity = LEXICAL, "lexical", np.zeros(len(words), np.float32)
+        ranking, similarity = "lexical", np.zeros(len(words), np.float32)
     else:
         vector, heading = own
         similarity = vecs.statements @ vector
         channels = {"statement": similarity, "words": words,
                     "domain": _domains(targets, vecs, heading)}  # fmt: skip
-        weights, ranking = WEIGHTS, "semantic"
+        ranking = "semantic"
     kept = {name: None if values is None else values[keep] for name, values in channels.items()}
-    total = scoring.fused(kept, weights)
-    share = scoring.shares(total, targets.groups[keep])
+    total = fused(kept, profiles().similar.weights[ranking])
+    share = shares(total, targets.groups[keep])
     order = np.argsort(-total, kind="stable")
     return [(int(keep[j]), float(share[j]), float(similarity[keep[j]])) for j in order], ranking
 

@@ -1,4 +1,8 @@
-"""A text cut into passages: the sentences (or list items) it is made of, with offsets.
+"""The first stage: a text cut into passages, the sentences (or list items) it is made of,
+with offsets, and each passage's unit vector.
+
+Takes the text; gives `Passage`s (`passages`) and their vectors (`vectors`, None without
+the model).
 
 An alignment matches each passage on its own, so that a lesson teaching three skills
 finds the standards of each, not only of the one its words are mostly about. Short
@@ -9,7 +13,12 @@ end are cut at a space, below what the model reads of one text.
 from __future__ import annotations
 
 import re
+import sys
 from dataclasses import dataclass
+from typing import Any
+
+from edukg.model.lru import ByteLru
+from edukg.services import rank
 
 # A sentence ends at ., ! or ? followed by white space, or at a line break; a list item
 # is its own line. Decimals and codes ("3.NF.A.1", "2.5") have no space after the dot.
@@ -93,3 +102,60 @@ def _pack(spans: list[tuple[int, int]], most: int) -> list[tuple[int, int]]:
             (spans[i][0], spans[min(i + 1, len(spans) - 1)][1]) for i in range(0, len(spans), 2)
         ]
     return spans
+
+
+def vectors(texts: list[str]) -> Any:
+    """Unit vectors of `texts` (a float32 array, one row each), or None without the model.
+
+    Each text is embedded alone, and a text embedded lately is not embedded again
+    (`_kept`). Many texts are embedded in two halves on the helper threads at once (each
+    run of the model on one core), so a 20,000-character text takes about half the time.
+    """
+    encoder = rank.encoder()
+    if encoder is None:
+        return None
+    import numpy as np  # noqa: PLC0415
+
+    if not texts:
+        return encoder.encode([])
+    rows: dict[str, Any] = {}
+    for text in texts:
+        kept = _kept.get(text)
+        if kept is not None:
+            rows[text] = kept[1]
+    missing = [t for t in dict.fromkeys(texts) if t not in rows]
+    for text, row in zip(missing, _encoded(missing), strict=True):
+        _kept.put(text, (sys.getsizeof(text) + row.nbytes + _ENTRY_OVERHEAD, row))
+        rows[text] = row
+    return np.stack([rows[t] for t in texts])
+
+
+def _encoded(texts: list[str]) -> list[Any]:
+    """Each text's vector, embedded alone, so that a passage's vector never depends on
+    the passages it came with (the int8 model scales its activations per run: batched
+    with others, a text's vector moved by up to 0.01 in cosine) and can be kept. Alone is
+    also quicker than batched here: a batch pads every text to its longest."""
+    if len(texts) < _SPLIT_AT:
+        return _alone(texts)
+    half = (len(texts) + 1) // 2
+    pool = rank.executor("texts")
+    parts = [pool.submit(_alone, texts[:half]), pool.submit(_alone, texts[half:])]
+    return [row for part in parts for row in part.result()]
+
+
+def _alone(texts: list[str]) -> list[Any]:
+    return [rank.query_vector(text) for text in texts]
+
+
+_SPLIT_AT = 8  # texts: below this one run of the model is as quick
+# Passages recur: a text aligned again under other filters (the explorer's grade buttons,
+# an assistant trying frameworks in turn) and the routine sentences curricula repeat
+# ("Students work in pairs."). Their vectors are kept by text within this budget: about
+# 10,000 sentences. The text's own characters are weighed too, so a client sending long
+# distinct passages only churns the cache, never grows it.
+PASSAGE_CACHE_BYTES = 16 << 20
+_ENTRY_OVERHEAD = 300  # the array's header, the entry's tuple, the LRU's node
+# Values: (bytes weighed, the vector).
+_kept: ByteLru[str, tuple[int, Any]] = ByteLru(
+    PASSAGE_CACHE_BYTES, lambda kept: kept[0], keep_last=False
+)

@@ -1,6 +1,8 @@
-"""The evidence of one aligned standard: the passages of the text that address it most
-specifically, and what in each matched (its statement, the learning components that
-support it, the words they share).
+"""The stage after choosing: the evidence of one chosen standard, the passages of the text
+that address it most specifically, and what in each matched (its statement, the learning
+components that support it, the words they share).
+
+Takes the `Scored` result and a chosen candidate; gives its `AlignmentEvidence`.
 
 A passage counts as evidence by how much more alike it is to this standard than to the
 other candidates (its similarity less the passage's mean over all of them, over their
@@ -10,56 +12,39 @@ and so is never shown, while the sentence about percent increase stands out for 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from edukg.model.alignment import AlignmentEvidence, EvidencePassage, MatchedComponent
-from edukg.services import bm25, rank
-from edukg.services.passages import Passage
-from edukg.services.standards_view import StandardsView, Vectors
+from edukg.services import rank
+from edukg.services.alignment import bm25
+from edukg.services.alignment.passages import Passage
+from edukg.services.alignment.scored import Scored
+from edukg.services.alignment.view import StandardsView, Vectors
 
 PASSAGES_SHOWN = 3
 COMPONENTS_SHOWN = 5
-COMPONENT_FLOOR = 0.45  # a learning component this alike to a passage is taught by it
 _WORDS_SHOWN = 6
 
 
-@dataclass(frozen=True)
-class Signals:
-    """What ranking computed for every candidate, kept for the evidence of the best."""
-
-    ranking: str  # "semantic" or "lexical"
-    total: Any  # the fused score, one per candidate
-    statement: Any  # the statement channel as computed (pooled cosine, or BM25 mapped)
-    components: Any  # the best supporting component's pooled cosine, or None
-    matrix: Any  # the passages' vectors (semantic only)
-    means: Any  # each passage's mean cosine over the candidates (semantic only)
-    spreads: Any  # and their spread
-    vectors: Vectors | None
-
-    def best_similarity(self, i: int) -> float:
-        """Candidate `i`'s stronger raw channel: its statement's or its components'."""
-        best = float(self.statement[i])
-        if self.components is not None:
-            best = max(best, float(self.components[i]))
-        return best
-
-
-def evidence_of(
-    found: StandardsView, i: int, parts: list[Passage], signals: Signals
-) -> AlignmentEvidence:
-    """The evidence of candidate `i`."""
+def evidence_of(scored: Scored, i: int, floor: float) -> AlignmentEvidence:
+    """The evidence of candidate `i` (`floor`: how alike a component must be to a passage
+    to be named as taught by it)."""
+    signals, found, parts = scored.channels, scored.view, scored.parts
+    assert signals is not None
+    matrix = scored.candidates.matrix
     if signals.ranking == "semantic" and signals.vectors is not None:
-        return _by_meaning(found, i, parts, signals, signals.vectors)
+        return _by_meaning(found, i, parts, (matrix, signals.means, signals.spreads),
+                           signals.vectors, floor)  # fmt: skip
     return _by_words(found, i, parts)
 
 
-def _by_meaning(
-    found: StandardsView, i: int, parts: list[Passage], signals: Signals, vecs: Vectors
-) -> AlignmentEvidence:
+def _by_meaning(found: StandardsView, i: int, parts: list[Passage], passages: tuple[Any, Any, Any],
+                vecs: Vectors, floor: float) -> AlignmentEvidence:  # fmt: skip
+    """The passages most specific to `i` (`passages`: their vectors, and each one's mean
+    and spread of cosines over the candidates)."""
     import numpy as np  # noqa: PLC0415
 
-    matrix = signals.matrix
+    matrix, means, spreads = passages
     stated = matrix @ vecs.statements[i]
     lc_numbers = [int(n) for n in found.components_of(i) if vecs.component_rows[n] >= 0]
     if lc_numbers:
@@ -69,13 +54,13 @@ def _by_meaning(
         lc_sims = np.zeros((len(parts), 0), dtype=np.float32)
         best_lc = np.zeros(len(parts), dtype=np.float32)
     similarity = np.maximum(stated, best_lc)
-    specific = (similarity - signals.means) / signals.spreads
+    specific = (similarity - means) / spreads
     shown = _strongest(specific)
     out = []
     for p in sorted(shown):
         row = lc_sims[p]
         matched = sorted(
-            (k for k in range(len(lc_numbers)) if row[k] >= COMPONENT_FLOOR),
+            (k for k in range(len(lc_numbers)) if row[k] >= floor),
             key=lambda k: (-float(row[k]), found.components[lc_numbers[k]]),
         )[:COMPONENTS_SHOWN]
         out.append(
