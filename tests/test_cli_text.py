@@ -39,3 +39,15 @@ def test_a_sentence_or_a_file_is_the_text(demo_db: str, tmp_path: Path) -> None:
     for text in ("fractions", "3/4", "6.RP.A.3.c", "K.CC", "saved as a .csv"):
         done = edukg("align", text, "--db", demo_db, "--json", "--limit", "1")
         assert done.returncode == EXIT_OK, (text, done.stderr)
+
+
+def test_a_text_a_reader_cannot_see_is_empty(demo_db: str, tmp_path: Path) -> None:
+    """Zero-width characters and a byte-order mark are no text: refused as the API refuses
+    them, whether given, piped or in a file."""
+    blank = tmp_path / "blank.txt"
+    blank.write_bytes("\ufeff\u200b\n".encode())
+    for command, stdin in ((["align", "\u200b\u200c\ufeff"], None), (["align", "-"], "\ufeff \n"),
+                           (["check", str(blank), "--standard", "3.NF.A.1"], None)):  # fmt: skip
+        done = edukg(*command, "--db", demo_db, stdin=stdin)
+        assert done.returncode == EXIT_USAGE, (command, done.stdout)
+        assert "`text` is empty." in done.stderr

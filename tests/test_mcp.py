@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import subprocess
+from typing import Any
 
 import httpx
 import orjson
@@ -17,7 +18,7 @@ from edukg.ingest.demo import demo_case_uuid, demo_node_id
 from harness.processes import EDUKG
 from tests.conftest import Api, error_of
 from tests.mcp_client import call, call_error, session
-from tests.support import ServerThread
+from tests.support import BASE, ServerThread
 
 pytestmark = pytest.mark.anyio
 TOOLS = {
@@ -254,6 +255,52 @@ async def test_code_lookup_finds_the_alternate_code(sample: Api) -> None:
     async with session(sample) as s:
         body = await call(s, "find_standard_statement", code="1.NBT.1", jurisdiction="Multi-State")
     assert [x["code"] for x in body["standards"]] == ["1.NBT.A.1"]
+
+
+BLANK = ["", "   ", "\u200b\u200c\u200d", "\ufeff", "\ufeff \u2060\n"]  # nothing to read
+REFUSED: list[dict[str, Any]] = [
+    *({"text": text} for text in BLANK),
+    {"text": "x" * 20_001}, {"text": 7}, {}, {"text": "fractions", "limit": 51},
+    {"text": "fractions", "limit": "3"}, {"text": "fractions", "gradeLevel": "13"},
+    {"text": "fractions", "jurisdiction": "Atlantis"},
+]  # fmt: skip
+STANDARD = {"statementCode": "3.NF.A.1"}
+CHECK_REFUSED: list[dict[str, Any]] = [
+    *({"text": text, **STANDARD} for text in BLANK),
+    {"text": "x" * 20_001, **STANDARD}, {"text": "fractions"}, {"text": ["x"], **STANDARD},
+    {"text": "fractions", **STANDARD, "caseIdentifierUUID": demo_case_uuid("ms-math", "3.NF.A.1")},
+    {"text": "fractions", "statementCode": "9.ZZ.Z.9"},
+    {"text": "fractions", "caseIdentifierUUID": "not-a-uuid"},
+    {"text": "fractions", "statementCode": "x" * 51},
+]  # fmt: skip
+
+
+async def test_the_tools_refuse_in_the_rest_operations_words(demo: Api) -> None:
+    """What POST /alignments and /alignments/check refuse, their tools refuse in the same
+    words (their own name before them, once)."""
+    cases = [("align_text_to_standards", "/alignments", body) for body in REFUSED] + [
+        ("check_text_against_standard", "/alignments/check", body) for body in CHECK_REFUSED
+    ]
+    async with session(demo) as s:
+        for tool, path, body in cases:
+            rest = demo.http.post(BASE + path, json=body, headers={"x-api-key": demo.key})
+            assert rest.status_code in (400, 404), (body, rest.text)
+            said = await call_error(s, tool, **body)
+            assert said == f"{tool}: {rest.json()['message']}", body
+
+
+async def test_a_tool_error_names_the_tool_once(demo: Api) -> None:
+    async with session(demo) as s:
+        both = await call_error(s, "align_text_to_standards", text="fractions",
+                                jurisdiction="Texas", framework="Texas:Mathematics")  # fmt: skip
+        wrong = await call_error(s, "find_counterpart_standards", jurisdiction="Atlantis",
+                                 caseIdentifierUUID=demo_case_uuid("ms-math", "3.NF.A.1"))  # fmt: skip
+        missing = await call_error(s, "find_learning_components_from_standard",
+                                   caseIdentifierUUID="00000000-0000-4000-8000-000000000000")  # fmt: skip
+    for said, tool in ((both, "align_text_to_standards"), (wrong, "find_counterpart_standards"),
+                       (missing, "find_learning_components_from_standard")):  # fmt: skip
+        assert said.startswith(f"{tool}: ") and said.count(tool) == 1, said
+        assert "Error executing tool" not in said
 
 
 async def test_code_lookup_reads_codes_as_teachers_write_them(sample: Api) -> None:

@@ -19,7 +19,7 @@ from typing import Annotated, Any, Literal, get_args
 
 import orjson
 from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp.server.transport_security import TransportSecuritySettings
 from pydantic import Field, ValidationError
 
@@ -69,13 +69,24 @@ def _call(fn: Callable[..., dict[str, Any]], *args: Any) -> dict[str, Any]:
         raise ToolError(exc.message) from None
 
 
-def plain_argument_errors(tool: str, error: ValidationError) -> str:
+def plain_argument_errors(error: ValidationError) -> str:
     """A tool's argument errors in plain words, as the REST API words its own."""
     problems = []
     for item in error.errors():
         name = ".".join(str(part) for part in item["loc"] if not isinstance(part, int)) or "input"
         problems.append(_plain_problem(f"`{name}`", item["type"], item.get("ctx") or {}))
-    return f"{tool}: " + "; ".join(dict.fromkeys(problems)) + "."
+    return "; ".join(dict.fromkeys(problems)) + "."
+
+
+def _argument_errors(tool: str, arguments: dict[str, Any], error: ValidationError) -> str:
+    """Why a tool's arguments are refused: where the tool is a REST operation's, in that
+    operation's words (read from its declaration), else in plain words."""
+    if tool in TOOL_OPERATIONS:
+        try:
+            _as_rest(tool, arguments)
+        except ToolError as refused:
+            return str(refused)
+    return plain_argument_errors(error)
 
 
 def _plain_problem(name: str, kind: str, ctx: dict[str, Any]) -> str:
@@ -112,10 +123,17 @@ class _Server(MCPServer):
             )
         try:
             return await super().call_tool(name, arguments, context)
+        except UnexpectedToolError:
+            raise  # a crash: the SDK's words, which hide it
         except ToolError as exc:
+            # The SDK puts "Error executing tool NAME: " before what was refused; the
+            # reason is said here instead, after the tool's name, once.
             cause = exc.__cause__
             if isinstance(cause, ValidationError):
-                raise ToolError(plain_argument_errors(name, cause)) from cause
+                reason = _argument_errors(name, arguments or {}, cause)
+                raise ToolError(f"{name}: {reason}") from cause
+            if isinstance(cause, ToolError):
+                raise ToolError(f"{name}: {cause}") from cause
             raise
 
 
@@ -223,13 +241,15 @@ TOOL_OPERATIONS: dict[str, Operation[Any]] = {
 def _as_rest(tool: str, arguments: dict[str, Any]) -> Any:
     """A tool's arguments read as its REST operation reads a body (the same names, types,
     limits and enumerations, and the same words for what is wrong), as that operation's
-    typed parameters."""
+    typed parameters; the arguments the operation does not take are not read."""
     op = TOOL_OPERATIONS[tool]
-    given = {k: v for k, v in arguments.items() if v is not None}
+    params = declared(op.params)
+    names = {p.name for p in params}
+    given = {k: v for k, v in arguments.items() if v is not None and k in names}
     try:
-        values = parse_body(declared(op.params), orjson.dumps(given))
+        values = parse_body(params, orjson.dumps(given))
     except ApiError as exc:
-        raise ToolError(f"{tool}: {exc.message}") from None
+        raise ToolError(exc.message) from None
     return instance(op.params, values)
 
 
@@ -241,15 +261,14 @@ class _Filters:
     gradeLevel: GradeLevels = ()
 
 
-def _filters(tool: str, jurisdiction: str | None = None,
-             grades: list[str] | str | None = None) -> _Filters:  # fmt: skip
+def _filters(jurisdiction: str | None = None, grades: list[str] | str | None = None) -> _Filters:
     """A tool's jurisdiction and grades, refused in REST's words where REST refuses them."""
     given = {"jurisdiction": jurisdiction, "gradeLevel": grades}
     try:
         values = parse_body(declared(_Filters), orjson.dumps({k: v for k, v in given.items()
                                                                if v is not None}))  # fmt: skip
     except ApiError as exc:
-        raise ToolError(f"{tool}: {exc.message}") from None
+        raise ToolError(exc.message) from None
     return instance(_Filters, values)
 
 
@@ -284,7 +303,7 @@ class _Tools:
             str | None, Field(description="e.g. California, Multi-State", max_length=100)
         ] = None,
     ) -> dict[str, Any]:
-        place = _filters("find_standard_statement", jurisdiction).jurisdiction
+        place = _filters(jurisdiction).jurisdiction
         return _call(assistant.find_standards, self.store, code, keywords, academicSubject, place)
 
     def find_standards_progression_from_standard(
@@ -351,7 +370,7 @@ class _Tools:
         jurisdiction: Annotated[str, Field(description="e.g. Texas, Multi-State", max_length=100)],
         minJaccard: Annotated[float | None, Field(description="0 to 1", ge=0.0, le=1.0)] = None,
     ) -> dict[str, Any]:
-        place = _filters("find_counterpart_standards", jurisdiction).jurisdiction
+        place = _filters(jurisdiction).jurisdiction
         return _call(
             assistant_alignment.find_counterparts,
             self.store,
@@ -372,7 +391,7 @@ class _Tools:
         ] = None,
         minJaccard: Annotated[float | None, Field(description="0 to 1", ge=0.0, le=1.0)] = None,
     ) -> dict[str, Any]:
-        grades = _filters("report_curriculum_coverage", grades=gradeLevel).gradeLevel
+        grades = _filters(grades=gradeLevel).gradeLevel
         return _call(
             assistant_alignment.curriculum_coverage,
             self.store,
@@ -421,9 +440,7 @@ class _Tools:
         limit: Annotated[int, Field(description="1 to 50", strict=True)] = 10,
     ) -> dict[str, Any]:
         if framework is not None and jurisdiction is not None:
-            raise ToolError(
-                "align_text_to_standards: give `jurisdiction` or `framework`, not both."
-            )
+            raise ToolError("Give `jurisdiction` or `framework`, not both.")
         body = _as_rest("align_text_to_standards", {
             "text": text, "jurisdiction": jurisdiction, "gradeLevel": gradeLevel, "limit": limit,
         })  # fmt: skip

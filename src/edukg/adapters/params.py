@@ -21,6 +21,7 @@ import orjson
 from edukg.model.contract import ENUMS, LIST, type_info
 from edukg.model.errors import ValidationError
 from edukg.model.shapes import AcademicSubject, EnumName, GradeLevel, Jurisdiction
+from edukg.model.text import is_blank
 from edukg.model.vocabulary import UUID_EXAMPLE, UUID_PATTERN
 
 _INTEGER = re.compile(r"[+-]?[0-9]{1,12}")
@@ -41,6 +42,9 @@ class Param:
     minimum: float | None = None
     maximum: float | None = None
     max_length: int | None = None
+    # A text's least length; one that holds nothing a reader sees (model.text.is_blank:
+    # spaces, zero-width characters, a byte-order mark) is refused as empty.
+    min_length: int | None = None
     example: str | None = None
     uuid_message: str = "Invalid CASE Network UUID"
     # From the field's declaration:
@@ -63,6 +67,7 @@ class Param:
         for key, value in (
             ("minimum", self.minimum),
             ("maximum", self.maximum),
+            ("minLength", self.min_length),
             ("maxLength", self.max_length),
         ):
             if value is not None:
@@ -193,7 +198,14 @@ def _boolean(param: Param, raw: str) -> bool:
 def _text(param: Param, raw: str) -> str:
     if param.max_length is not None and len(raw) > param.max_length:
         raise ValidationError(
-            f"{param.name} is longer than {param.max_length} characters",
+            f"`{param.name}` is longer than {param.max_length} characters.",
+            {"parameter": param.name},
+        )
+    if param.min_length and is_blank(raw):
+        raise ValidationError(f"`{param.name}` is empty.", {"parameter": param.name})
+    if param.min_length and len(raw) < param.min_length:
+        raise ValidationError(
+            f"`{param.name}` is shorter than {param.min_length} characters.",
             {"parameter": param.name},
         )
     return raw

@@ -62,7 +62,8 @@ def text_of(argument: str) -> str:
 
 def _reads_as_path(argument: str) -> bool:
     """lessons/unit-1, ./draft.md, missing.txt; not a sentence, 3/4 or 6.RP.A.3.c."""
-    stem, _, ending = argument.split()[-1].rpartition(".") if argument.strip() else ("", "", "")
+    last = argument.rsplit(maxsplit=1)[-1] if argument.strip() else ""
+    stem, _, ending = last.rpartition(".")
     if stem and ending.lower() in _DOCUMENTS:  # not "... saved as a .csv"
         return True
     separated = "/" in argument or os.sep in argument
