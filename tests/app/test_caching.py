@@ -228,7 +228,34 @@ def test_accept_encoding_weights_are_read_as_numbers() -> None:
     from edukg.app.compression import wants_gzip
 
     for refused in (b"gzip;q=0", b"gzip;q=0.0", b"gzip;q=0.00", b"gzip; q=0.000",
-                    b"br, gzip;q=0.00", b"identity", b"*;q=0", b"gzip;q=0, *;q=1", b"gzip;q=x"):  # fmt: skip
+                    b"br, gzip;q=0.00", b"identity", b"*;q=0", b"gzip;q=0, *;q=1", b"gzip;q=x",
+                    b"x-gzip;q=0", b"x-gzip;q=0, *"):  # fmt: skip
         assert not wants_gzip(refused), refused
-    for accepted in (b"gzip", b"GZIP;q=0.5", b"gzip;q=0.001", b"br, gzip", b"*", b"deflate, *;q=0.1"):  # fmt: skip
+    for accepted in (b"gzip", b"GZIP;q=0.5", b"gzip;q=0.001", b"br, gzip", b"*", b"deflate, *;q=0.1",
+                     b"x-gzip", b"X-GZIP;q=0.5", b"deflate, x-gzip"):  # fmt: skip
         assert wants_gzip(accepted), accepted
+
+
+def test_x_gzip_is_gzip(demo: Api) -> None:
+    """RFC 9110 (8.4.1.3): x-gzip is gzip. The answer names gzip, with gzip's bytes, tag and
+    Vary, and that tag is a 304 whichever name the client uses."""
+    zipped = raw(demo, BIG, **{"accept-encoding": "gzip"})
+    for named in ("x-gzip", "deflate, x-gzip;q=0.5"):
+        answered = raw(demo, BIG, **{"accept-encoding": named})
+        assert answered.headers["content-encoding"] == "gzip"
+        assert answered.content == zipped.content
+        assert answered.headers["etag"] == zipped.headers["etag"]
+        assert (
+            answered.headers["vary"] == zipped.headers["vary"] == "Accept-Encoding, X-Data-Version"
+        )
+        again = raw(
+            demo, BIG, **{"accept-encoding": named, "if-none-match": zipped.headers["etag"]}
+        )
+        assert again.status_code == 304
+    plain = raw(demo, BIG, **{"accept-encoding": "x-gzip;q=0"})
+    assert (
+        "content-encoding" not in plain.headers and plain.headers["etag"] != zipped.headers["etag"]
+    )
+    # The fixed routes (the document) and a cold answer alike.
+    document = raw(demo, "/openapi.json", **{"accept-encoding": "x-gzip"})
+    assert document.headers["content-encoding"] == "gzip"

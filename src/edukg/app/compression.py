@@ -21,8 +21,9 @@ ENCODED = (b"content-encoding", b"gzip")
 
 
 def wants_gzip(accept_encoding: bytes | None) -> bool:
-    """Whether an Accept-Encoding header accepts gzip: listed (or `*` when gzip is not)
-    with a weight above zero (`q=0`, `q=0.00` and `q=0.000` refuse it)."""
+    """Whether an Accept-Encoding header accepts gzip: listed, as `gzip` or as `x-gzip`
+    (RFC 9110, 8.4.1.3: the same coding; the answer names it `gzip`), or `*` when
+    neither is, with a weight above zero (`q=0`, `q=0.00` and `q=0.000` refuse it)."""
     if accept_encoding is None:
         return False
     known = _ACCEPTS.get(accept_encoding)
@@ -31,7 +32,8 @@ def wants_gzip(accept_encoding: bytes | None) -> bool:
         for part in accept_encoding.lower().split(b","):
             coding, _, params = part.strip().partition(b";")
             weights[coding.strip()] = _weight(params)
-        known = weights.get(b"gzip", weights.get(b"*", 0.0)) > 0.0
+        named = weights.get(b"gzip", weights.get(b"x-gzip"))
+        known = (weights.get(b"*", 0.0) if named is None else named) > 0.0
         if len(_ACCEPTS) < 256:  # clients send a handful of distinct values
             _ACCEPTS[accept_encoding] = known
     return known
