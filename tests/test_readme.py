@@ -1,5 +1,6 @@
 """Every `edukg` command line the README prints runs as printed (those that need no
-network and end by themselves), in the README's order, against the demo graph's export.
+network and end by themselves), in the README's order, against the demo graph's export;
+and the README's table of MCP tools is the server's list.
 
 The one substitution: the README's placeholder for where an export lives, `/data/kg/`,
 is a folder of this test's own. `serve` and `quickstart` run until stopped: other tests
@@ -8,6 +9,7 @@ start them; commands naming a URL or a database server need the network.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import re
@@ -18,7 +20,9 @@ from pathlib import Path
 
 import orjson
 
+from edukg.adapters.mcp import build_server
 from edukg.ingest.demo import demo_lines
+from edukg.store import open_store
 from harness.case_packages import full_package
 from harness.exports import write_export
 from harness.processes import EDUKG
@@ -77,3 +81,17 @@ def test_every_readme_command_runs_as_printed(tmp_path: Path) -> None:
     assert len(ran) >= 14, ran  # loads, releases, CASE, crosswalks, coverage, keys
     assert (tmp_path / "pairs.csv").read_text().count("\n") > 1
     assert (tmp_path / "coverage.ndjson").read_text().count("\n") > 1
+
+
+def test_the_readme_lists_every_mcp_tool_the_server_offers(demo_db: str) -> None:
+    """The README's table of MCP tools is the server's list: no tool missing, none extra."""
+    text = (ROOT / "README.md").read_text()
+    section = text.split("## Use it from an AI assistant (MCP)", 1)[1].split("\n## ", 1)[0]
+    listed = re.findall(r"^\| `([a-z_]+)` \|", section, re.M)
+    store = open_store(demo_db, refresh=0)
+    try:
+        offered = [tool.name for tool in asyncio.run(build_server(store).list_tools())]
+    finally:
+        store.close()
+    assert len(listed) == len(set(listed)), listed
+    assert sorted(listed) == sorted(offered)
