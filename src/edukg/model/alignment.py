@@ -154,6 +154,13 @@ class TextAlignment:
     data: list[TextAlignedStandard]
     ranking: Ranking
     passages: Annotated[int, Doc("How many passages the text was cut into")]
+    jurisdictions: Annotated[
+        list[str],
+        Doc(
+            "The jurisdictions whose standards were ranked"
+            " (every loaded one when none was asked for)"
+        ),
+    ]
     note: Annotated[str | None, Omittable(), Doc("Why no standard was answered")] = None
 
 

@@ -50,12 +50,14 @@ class Alignment:
     data: list[Extended[TextAlignedStandard]]
     ranking: str
     passages: int
+    jurisdictions: list[str]
     note: str | None = None
 
     def encoded(self) -> bytes:
         from edukg.model.alignment import encoded_list  # noqa: PLC0415
 
-        rest: dict[str, Any] = {"ranking": self.ranking, "passages": self.passages}
+        rest: dict[str, Any] = {"ranking": self.ranking, "passages": self.passages,
+                                "jurisdictions": self.jurisdictions}  # fmt: skip
         if self.note:
             rest["note"] = self.note
         return encoded_list(list(self.data), rest)
@@ -91,7 +93,7 @@ def ranked(store: Store, query: AlignQuery) -> Scored:
         raise ValidationError(f"`text` is longer than {MAX_TEXT} characters.",
                               {"parameter": "text"})  # fmt: skip
     found = candidates(store, (query.framework, query.jurisdiction), query.subject,
-                       query.statement_type, query.grades_mask, passages(text))  # fmt: skip
+                       query.statement_type, query.grades_mask, text, passages(text))  # fmt: skip
     if not len(found.keep):
         return Scored(found, None, None, None)
     measured = channels(store, found, text)
@@ -106,15 +108,16 @@ def align(store: Store, query: AlignQuery) -> Alignment:
     scored = ranked(store, query)
     note = NOT_MATHEMATICS if scored.mathematics is False else None
     profile = profiles().align
+    searched = scored.view.jurisdictions_of(scored.candidates.keep)
     if scored.channels is None:
         ranking = "semantic" if rank.available() else "lexical"
-        return Alignment([], ranking, len(scored.parts), note or UNRELATED)
+        return Alignment([], ranking, len(scored.parts), searched, note or UNRELATED)
     ranking = scored.channels.ranking
     if not relevant(scored, profile.text_floor):
-        return Alignment([], ranking, len(scored.parts), note or UNRELATED)
+        return Alignment([], ranking, len(scored.parts), searched, note or UNRELATED)
     score_of = calibrate.calibrated(scored, profile.calibration[ranking])
     chosen = choose(ranked_order(scored.total), scored.view.groups, score_of, profile.choice,
                     query.limit)  # fmt: skip
     data = placements.rows(store, scored.view, chosen,
                            lambda i: evidence_of(scored, i, profile.evidence_floor))  # fmt: skip
-    return Alignment(data, ranking, len(scored.parts), None if data else note)
+    return Alignment(data, ranking, len(scored.parts), searched, None if data else note)

@@ -12,31 +12,38 @@ from __future__ import annotations
 
 from typing import Any
 
-from edukg.model.vocabulary import STANDARD
+import orjson
+
+from edukg.model.errors import NotFoundError
+from edukg.model.vocabulary import FRAMEWORK, STANDARD
 from edukg.services.alignment import gate
 from edukg.services.alignment.passages import Passage, vectors
 from edukg.services.alignment.scored import Candidates
 from edukg.services.alignment.vector_index import indexed
 from edukg.services.alignment.view import StandardsView, view
 from edukg.services.frameworks import framework
-from edukg.store.base import Search, Store
+from edukg.services.memo import remembered
+from edukg.store.base import Matching, Search, Store, every_row
 
 
 def candidates(store: Store, place: tuple[str | None, str | None], subject: str | None,
-               statement_type: str | None, grades_mask: int,
+               statement_type: str | None, grades_mask: int, text: str,
                parts: list[Passage]) -> Candidates:  # fmt: skip
-    """The candidates of a place (`(framework CASE UUID, jurisdiction)`) for `parts`."""
+    """The candidates of a place (`(framework CASE UUID, jurisdiction)`) for `text`, cut
+    into `parts`."""
     within = framework(store, place[0]).identifier if place[0] else None
     search = Search(STANDARD, (), None if within else place[1], subject, statement_type, 0,
                     within)  # fmt: skip
     index = indexed(store, search)
     found = view(store, search, index)
+    if place[1] and not within and not found.identifiers:
+        _loaded_or_refused(store, place[1])
     keep = in_grades(found, grades_mask)
     matrix = vectors([p.text for p in parts]) if index is not None else None
     reads = gate.verdict(matrix)
     if reads is False:  # no mathematics standard for a text about something else
         keep = keep[~found.mathematics[keep]]
-    return Candidates(found, search, index, parts, matrix, keep, reads)
+    return Candidates(text, found, search, index, parts, matrix, keep, reads)
 
 
 def in_grades(found: StandardsView, mask: int) -> Any:
@@ -46,3 +53,25 @@ def in_grades(found: StandardsView, mask: int) -> Any:
     if not mask:
         return np.arange(len(found.identifiers))
     return np.nonzero(found.grades & mask)[0]
+
+
+def _loaded_or_refused(store: Store, jurisdiction: str) -> None:
+    """Nothing when `jurisdiction` has a framework loaded (its standards of this subject
+    and type are none: the answer says so); a 404 naming the loaded ones when it has none
+    (a misspelt or absent place is an error, not an empty answer)."""
+    loaded = jurisdictions(store)
+    if jurisdiction in loaded:
+        return
+    raise NotFoundError(f"No standards of the jurisdiction {jurisdiction!r} are loaded. Loaded:"
+                        f" {', '.join(loaded) or 'none'}.", {"parameter": "jurisdiction"})  # fmt: skip
+
+
+def jurisdictions(store: Store) -> list[str]:
+    """The jurisdictions of the loaded standards frameworks, sorted (kept per release)."""
+
+    def listed() -> tuple[int, list[str]]:
+        found = sorted({orjson.loads(doc).get("jurisdiction") or ""
+                        for _, doc in every_row(store, Matching(FRAMEWORK), 500)} - {""})  # fmt: skip
+        return 64 * len(found) + 64, found
+
+    return remembered(store, ("jurisdictions",), listed)

@@ -24,6 +24,10 @@ class Weights:
     words: float
     domain: float
     grade_prior: float  # of the log of the grade consensus
+    # The learned stage's channels: the texts written for each standard, against the
+    # passages and against the whole text.
+    examples: float = 0.0
+    whole: float = 0.0
 
 
 @dataclass(frozen=True)

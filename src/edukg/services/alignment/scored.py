@@ -22,6 +22,7 @@ from edukg.store.base import Search
 class Candidates:
     """The standards a request ranks, and the text as the ranking reads it."""
 
+    text: str
     view: StandardsView
     search: Search
     index: Any  # vector_index.Indexed, or None without a semantic index

@@ -12,6 +12,7 @@ counterparts both rank over this view.
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -58,6 +59,7 @@ class StandardsView:
     component_texts: list[str]
     component_words: Words  # BM25 over their descriptions (ranking by words alone)
     ancestry: hierarchy.Ancestry
+    jurisdictions: list[str]  # each candidate's
 
     def weight(self) -> int:
         """About the bytes this view holds (for the memo's budget)."""
@@ -68,6 +70,10 @@ class StandardsView:
             + text
             + (self.words.bytes() + self.component_words.bytes())
         )
+
+    def jurisdictions_of(self, candidates: Any) -> list[str]:
+        """The distinct jurisdictions of `candidates` (numbers), sorted."""
+        return sorted({self.jurisdictions[int(i)] for i in candidates} - {""})
 
     def components_of(self, i: int) -> Any:
         """Candidate `i`'s component numbers (into `components`)."""
@@ -136,6 +142,7 @@ def _build(store: Store, search: Search, index: Indexed | None) -> StandardsView
         component_texts=component_texts,
         component_words=bm25.index(component_texts),
         ancestry=ancestry,
+        jurisdictions=[r.get("jurisdiction") or "" for r in records],
     )
 
 
@@ -148,16 +155,27 @@ def _listed(store: Store, search: Search) -> list[str]:
     return [identifier for identifier, _ in every_row(store, query, _READ)]
 
 
+# A practice standard that a framework repeats once per grade (1.MP1, 2.MP1, ..., HS.MP1,
+# "Make sense of problems and persevere in solving them."): one standard, answered once.
+_PRACTICE = re.compile(r"^(?:K|\d{1,2}|HS)\.(MP[1-8])$")
+
+
+def _family(code: str) -> str:
+    """The code a standard is answered under: a grade's practice is the framework's."""
+    found = _PRACTICE.match(code)
+    return found.group(1) if found else code
+
+
 def _groups(codes: Sequence[str | None], statements: Sequence[str]) -> Any:
-    """A number per candidate, shared by candidates of the same code and statement (a
-    candidate without a code is its own)."""
+    """A number per candidate, shared by candidates of the same code (a grade's practice:
+    the same practice) and statement (a candidate without a code is its own)."""
     import numpy as np  # noqa: PLC0415
 
     seen: dict[tuple[str, str], int] = {}
     out = np.arange(len(codes), dtype=np.int32)
     for i, (code, text) in enumerate(zip(codes, statements, strict=True)):
         if code:
-            out[i] = seen.setdefault((code, " ".join(text.split())), i)
+            out[i] = seen.setdefault((_family(code), " ".join(text.split())), i)
     return out
 
 
@@ -169,7 +187,7 @@ def _twins(codes: Sequence[str | None], statements: Sequence[str]) -> Any:
     by_text: dict[str, set[str]] = defaultdict(set)
     for code, text in zip(codes, statements, strict=True):
         if code and text:
-            by_text[" ".join(text.split()).lower()].add(code)
+            by_text[" ".join(text.split()).lower()].add(_family(code))
     number = {text: n for n, (text, found) in enumerate(by_text.items()) if len(found) > 1}
     return np.array([number.get(" ".join(text.split()).lower(), -1) if code else -1
                      for code, text in zip(codes, statements, strict=True)], dtype=np.int32)  # fmt: skip
