@@ -108,10 +108,17 @@ def _matching_sql(query: Matching, w: _Where, p: str) -> tuple[str, list[object]
     exact = ((query.code,) if query.code is not None else ()) + query.codes
     if len(exact) == 1:  # the statement code or its alternate (1.NBT.1)
         codes.append(f"code = {m} OR alt_code = {m}")
+        values += [*exact, *exact]
     elif exact:
+        # Each code looked up by its index: `code IN (...) OR alt_code IN (...)` had
+        # SQLite walk every record of the kind (4.6 ms against 57 µs on the sample).
         marks = ", ".join([m] * len(exact))
-        codes.append(f"code IN ({marks}) OR alt_code IN ({marks})")
-    values += [*exact, *exact]
+        codes.append(
+            f"identifier IN (SELECT identifier FROM {p}docs WHERE kind = {m} AND code IN"
+            f" ({marks}) UNION ALL SELECT identifier FROM {p}docs WHERE kind = {m} AND"
+            f" alt_code IN ({marks}))"
+        )
+        values += [query.kind, *exact, query.kind, *exact]
     if query.code_prefix:
         codes.append(f"(code >= {m} AND code < {m})")
         values += [query.code_prefix, _successor(query.code_prefix)]
