@@ -237,15 +237,9 @@ def test_a_short_code_in_a_framework_finds_its_branch(sample: Api) -> None:
     assert len(courses) > 1 and {r["statementCode"] for r in courses} == {"HSF-IF.B.4"}
 
 
-_UNWIRED = pytest.mark.xfail(
-    strict=True,
-    reason="until services/alignment/checking.py names the standard with"
-    " services.codes.find_standard_by_code (then remove this mark)",
-)
 UNIT_PRICE = "A 12-ounce box of cereal costs $3.60. What is the price per ounce?"
 
 
-@_UNWIRED
 def test_the_check_reads_codes_as_teachers_write_them(sample: Api) -> None:
     for written, place, real in (("6.RP.3c", "Multi-State", "6.RP.A.3.c"),
                                  ("A-REI.11", "California", "HSA-REI.D.11")):  # fmt: skip
@@ -256,7 +250,6 @@ def test_the_check_reads_codes_as_teachers_write_them(sample: Api) -> None:
         assert found.json()["standard"]["statementCode"] == real
 
 
-@_UNWIRED
 def test_edukg_check_reads_codes_as_teachers_write_them(sample_db: str) -> None:
     done = edukg("check", UNIT_PRICE, "--standard", "6.RP.3c", "--db", sample_db, "--json")
     assert done.returncode == 0, done.stderr

@@ -29,7 +29,6 @@ from edukg.model.alignment import (
     StandardStanding,
 )
 from edukg.model.errors import NotFoundError, ValidationError
-from edukg.model.vocabulary import STANDARD
 from edukg.services import rank
 from edukg.services.alignment.aligning import NOT_MATHEMATICS, AlignQuery, ranked
 from edukg.services.alignment.calibrate import band
@@ -38,9 +37,10 @@ from edukg.services.alignment.gate import SUBJECT
 from edukg.services.alignment.passages import Passage, vectors
 from edukg.services.alignment.profile import profiles
 from edukg.services.alignment.scored import Scored
+from edukg.services.codes import find_standard_by_code
 from edukg.services.crosswalks import item_of
-from edukg.services.graph import matching, standard
-from edukg.store.base import COMPONENTS, CROSSWALK, Matching, Store
+from edukg.services.graph import standard
+from edukg.store.base import COMPONENTS, CROSSWALK, Store
 
 DEFAULT_JURISDICTION = "Multi-State"
 PASSAGES_SHOWN = 3
@@ -115,10 +115,11 @@ def _standard(store: Store, query: CheckQuery) -> tuple[str, dict[str, Any]]:
         raise ValidationError("Give `caseIdentifierUUID`, or `statementCode` (with"
                               " `jurisdiction`).", {"parameter": "statementCode"})  # fmt: skip
     place = query.jurisdiction or DEFAULT_JURISDICTION
-    rows = matching(store, Matching(STANDARD, code=code.upper(), jurisdiction=place), 50)
-    if not rows:
+    # As people write codes (6.RP.3c, A-REI.11): the answer names the standard found.
+    row = find_standard_by_code(store, code, place)
+    if row is None:
         raise NotFoundError(f"No standard with code {code} in {place}.")
-    identifier, doc = min(rows)  # a code a framework repeats is one standard
+    identifier, doc = row  # a code a framework repeats is one standard
     return identifier, orjson.loads(doc)
 
 
