@@ -3,7 +3,9 @@ for the cases the sample lacks, in a small export written here."""
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Iterator
+from contextlib import closing
 from pathlib import Path
 
 import orjson
@@ -13,8 +15,9 @@ from edukg.ingest.builder import load
 from edukg.model.errors import NotFoundError
 from edukg.model.vocabulary import STANDARD
 from edukg.services.codes import find_standard_by_code, forms_of, resolve
-from edukg.store import open_store
+from edukg.store import is_postgres, open_store
 from edukg.store.base import Matching, Store
+from edukg.store.shared import page_sql
 from harness.exports import write_export
 
 
@@ -78,6 +81,18 @@ def test_every_jurisdiction_s_standard_of_the_code(sample_store: Store) -> None:
     found = resolve(sample_store, "6.RP.3c", Matching(STANDARD))
     places = sorted(orjson.loads(doc)["jurisdiction"] for _, doc in found.rows)
     assert found.codes == ("6.RP.A.3.c",) and places == ["California", "Multi-State"]
+
+
+def test_the_forms_are_looked_up_by_the_code_indexes(sample_db: str) -> None:
+    """Ten forms of 6.RP.3c read by the code indexes, not by walking every standard."""
+    if is_postgres(sample_db):
+        pytest.skip("SQLite's plan (PostgreSQL's planner weighs its own statistics)")
+    forms = Matching(STANDARD, codes=tuple(forms_of("6.RP.3c")), jurisdiction="Multi-State")
+    sql, params = page_sql(forms, "", 500)
+    with closing(sqlite3.connect(sample_db)) as db:
+        plan = " ".join(str(row[3]) for row in db.execute("EXPLAIN QUERY PLAN " + sql, params))
+    assert "docs_by_code" in plan and "docs_by_alt_code" in plan
+    assert "docs_of_kind" not in plan, plan
 
 
 def test_nothing_fits(sample_store: Store) -> None:
