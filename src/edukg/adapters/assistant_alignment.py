@@ -12,11 +12,10 @@ from edukg.model.framework_rows import CoverageDomain
 from edukg.model.vocabulary import code_order as natural
 from edukg.model.vocabulary import grade_mask
 from edukg.services import comparison, coverage
-from edukg.services.alignment import CheckQuery, check
+from edukg.services.alignment import AlignQuery, CheckQuery, align, check
 from edukg.services.comparison import PairFilter, resolve_framework
 from edukg.services.crosswalks import Item, counterparts, item_of
 from edukg.services.graph import standard
-from edukg.services.alignment import AlignQuery, align
 from edukg.store.base import Store
 
 
