@@ -30,8 +30,8 @@ from edukg.model.errors import NotFoundError
 from edukg.model.lru import Recent
 from edukg.services import graph as service
 from edukg.services import search as searching
-from edukg.services.changes import ChangeFeed
 from edukg.services.alignment import version as alignment_version
+from edukg.services.changes import ChangeFeed
 from edukg.store.base import KeyStore, Releases, Store
 
 _RECENT_URLS = 4096  # validated URLs remembered per worker

@@ -15,6 +15,7 @@ from typing import Any
 
 from edukg.model.alignment import Extended, TextAlignedStandard
 from edukg.model.errors import ValidationError
+from edukg.model.text import is_blank
 from edukg.services import rank
 from edukg.services.alignment import artifacts, calibrate, gate, placements, rerank
 from edukg.services.alignment.candidates import candidates
@@ -87,7 +88,7 @@ UNRELATED = "No passage of this text is alike enough to any of these standards."
 def ranked(store: Store, query: AlignQuery) -> Scored:
     """Every candidate of `query`, with its channels and scores."""
     text = query.text
-    if not text.strip():
+    if is_blank(text):  # zero-width characters and a byte-order mark are nothing too
         raise ValidationError("`text` is empty.", {"parameter": "text"})
     if len(text) > MAX_TEXT:
         raise ValidationError(f"`text` is longer than {MAX_TEXT} characters.",
