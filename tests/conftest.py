@@ -20,6 +20,7 @@ from edukg.cli import build_demo
 from edukg.ingest.builder import load
 from edukg.ingest.index import index
 from edukg.store import open_key_store
+from harness.processes import MARK, stop, strays, uptime
 from tests.support import BASE, CONTRACT, SAMPLE, ServerThread, contract_schema
 
 # The store contract, and tests that ask for `fresh_db` or `any_demo_db`, run on both backends.
@@ -36,6 +37,18 @@ if not re.fullmatch(r"[a-z_][a-z0-9_]{0,30}", PG_PREFIX):
     raise SystemExit(f"EDUKG_TEST_PG_PREFIX={PG_PREFIX!r}: use lower-case letters, digits, '_'")
 # In the names of the keys tests rate-limit in Redis, so the run removes its own.
 RUN = os.environ.get("EDUKG_TEST_RUN") or secrets.token_hex(4)
+# Every process this run starts carries the mark (harness.processes.strays finds them).
+os.environ.setdefault(MARK, f"{os.getpid()}-{secrets.token_hex(4)}")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _no_stray_processes() -> Iterator[None]:
+    """What a module's tests started and left running with no parent among the tests (a
+    server whose wrapper was killed, a load's background index) is stopped at its end."""
+    since = uptime()
+    yield
+    for pid in strays(since):
+        stop(pid)
 
 
 def _required_or_skip(what: str, reason: str) -> None:

@@ -135,8 +135,10 @@ def test_serve_with_workers_and_a_base_path(tmp_path: Path) -> None:
         assert len(list(private.glob("worker-*.json"))) == 2
         assert not (tmp_path / "w.db.metrics").exists()
     finally:
-        stop(proc)
-        stop(second)
+        try:
+            stop(proc)
+        finally:
+            stop(second)
     assert not list((tmp_path / "a").glob("edukg-metrics-*"))  # removed as it stopped
     assert not list((tmp_path / "b").glob("edukg-metrics-*"))
 

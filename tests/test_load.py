@@ -23,7 +23,7 @@ from edukg.ingest.errors import LoadError
 from edukg.ingest.reader import guess_version
 from edukg.store import is_postgres, open_store
 from harness.exports import served_state, write_export
-from harness.processes import EDUKG
+from harness.processes import EDUKG, stop
 from tests.conftest import Api, error_of
 from tests.support import SAMPLE
 
@@ -268,6 +268,31 @@ def test_killed_load_leaves_served_data_and_cleans_up(tmp_path: Path, served_dem
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
+    try:
+        _feed_then_kill(proc, fifo, served_demo, tmp_path)
+    finally:
+        stop(proc)  # a failed wait above must not leave the load running
+    assert served_state(served_demo) == before
+    # The next load cleans up whatever the killed one left, and succeeds. (PostgreSQL
+    # frees the killed session's load lock when it notices the dropped connection.)
+    export = str(write_export(tmp_path / "in", list(demo_lines())))
+    deadline = time.monotonic() + 10
+    while True:
+        try:
+            load([export], served_demo)
+            break
+        except LoadError as exc:
+            if "another load" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.1)
+    assert leftovers(served_demo) == []
+    assert served_state(served_demo)[0] == before[0]  # the same content, loaded again
+
+
+def _feed_then_kill(
+    proc: subprocess.Popen[bytes], fifo: Path, served_demo: str, tmp_path: Path
+) -> None:
+    """Give the load a few lines through its pipe, then kill it mid-build."""
     deadline = time.monotonic() + 20
     while True:  # wait for the loader to open the pipe, without blocking on a dead one
         try:
@@ -287,21 +312,6 @@ def test_killed_load_leaves_served_data_and_cleans_up(tmp_path: Path, served_dem
             time.sleep(0.05)
         proc.send_signal(signal.SIGKILL)
         proc.wait(timeout=10)
-    assert served_state(served_demo) == before
-    # The next load cleans up whatever the killed one left, and succeeds. (PostgreSQL
-    # frees the killed session's load lock when it notices the dropped connection.)
-    export = str(write_export(tmp_path / "in", list(demo_lines())))
-    deadline = time.monotonic() + 10
-    while True:
-        try:
-            load([export], served_demo)
-            break
-        except LoadError as exc:
-            if "another load" not in str(exc) or time.monotonic() > deadline:
-                raise
-            time.sleep(0.1)
-    assert leftovers(served_demo) == []
-    assert served_state(served_demo)[0] == before[0]  # the same content, loaded again
 
 
 def test_full_disk_fails_cleanly(tmp_path: Path) -> None:

@@ -161,18 +161,18 @@ def test_two_servers_share_one_database_and_one_redis(
     key = created.stdout.splitlines()[-1]
     other_name = f"other-{secrets.token_hex(4)}"
     other = _edukg("keys", "create", other_name, "--rate", "0", db=db).stdout.splitlines()[-1]
-    servers, urls = [], []
-    for _ in range(2):
-        port = free_port()
-        proc = subprocess.Popen(
-            [*EDUKG, "serve", "--db", db, "--port", str(port),
-             "--redis", redis_url, "--refresh", "0.2"],
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-            env={**os.environ, "EDUKG_DB": ""},
-        )  # fmt: skip
-        servers.append(proc)
-        urls.append(f"http://127.0.0.1:{port}")
+    servers: list[subprocess.Popen[str]] = []
+    urls = []
     try:
+        for _ in range(2):
+            port = free_port()
+            servers.append(subprocess.Popen(
+                [*EDUKG, "serve", "--db", db, "--port", str(port),
+                 "--redis", redis_url, "--refresh", "0.2"],
+                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                env={**os.environ, "EDUKG_DB": ""},
+            ))  # fmt: skip
+            urls.append(f"http://127.0.0.1:{port}")
         for proc, url in zip(servers, urls, strict=True):
             wait_for(f"{url}/healthz", proc)
 

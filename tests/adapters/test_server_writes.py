@@ -65,7 +65,9 @@ def test_each_answer_is_one_write_of_head_and_body(tmp_path: Path) -> None:
             etag = client.get(standard).headers["etag"]
             assert client.get(standard, headers={"if-none-match": etag}).status_code == 304
     finally:
-        stop(proc)
+        stop(proc)  # strace and the server under it: the server outlived strace once
+    with pytest.raises(ConnectionRefusedError):
+        socket.create_connection(("127.0.0.1", port), timeout=5).close()
     writes = [m for line in trace.read_text().splitlines() if (m := _WRITE.match(line))]
     answers = [m.group(3) for m in writes if m.group(3).startswith('"HTTP/1.1 ')]
     assert len(answers) >= 7, trace.read_text()[-3000:]

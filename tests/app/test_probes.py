@@ -13,7 +13,7 @@ import pytest
 from edukg.app.probes import IndexWatch
 from edukg.ingest.builder import load
 from edukg.store import open_store
-from harness.processes import EDUKG
+from harness.processes import EDUKG, stop
 from tests.support import SAMPLE
 
 
@@ -45,6 +45,5 @@ def test_a_killed_index_build_is_reported_stopped_with_how_to_resume(tmp_path: P
         assert isinstance(later, dict) and later["stopped"] is True
         assert later["etaSeconds"] is None and "edukg index" in str(later["note"])
     finally:
-        if build.poll() is None:
-            build.kill()
+        stop(build)
         store.close()
