@@ -2,7 +2,7 @@
 sample (indexed), the attacks of the fourth round of red-team findings, and another key's
 requests meanwhile.
 
-    python -m bench.hostile [--sample ../shared/data/kg-sample] [--seconds 15] [--before]
+    python -m bench.hostile [--sample ../shared/data/kg-sample] [--seconds 15] [--items 7,8]
 
 1. A 20,000-character text of "a", one run of spaces and digits (POST /alignments): its latency,
    and another key's cached GETs meanwhile (p50 / p95). Targets: the text well under
@@ -19,9 +19,16 @@ requests meanwhile.
    key's searches and small alignments meanwhile: how many are answered (target: all, p95
    under 2 s) and how many of the flood's get 429.
 7. Ten keys flood the same way on one connection each; a new key's searches and small
-   alignments meanwhile (target: all answered, p95 under 2 s).
+   alignments meanwhile (target: all answered, p95 under 2 s). Its texts and the new
+   key's requests are not item 6's: none is answered from the response cache.
+8. One key on 30 connections sends distinct 20,000-character checks, each on a new
+   connection it closes 50 ms after sending, unread; meanwhile another client's cached
+   GETs, each on a new connection: their latency, the listen queue's longest, and for how
+   long the pool works on after the flood stops (target: nothing left to work on), then
+   the same flood reading its answers.
 
-Each figure is printed beside its target.
+Every text the server is sent is new to it (numbered with the run's own number). Each
+figure is printed beside its target.
 """
 
 from __future__ import annotations
@@ -30,12 +37,15 @@ import argparse
 import asyncio
 import contextlib
 import gc
+import itertools
+import secrets
 import socket
 import statistics
 import subprocess
 import tempfile
 import time
 import tracemalloc
+from collections.abc import Callable
 from pathlib import Path
 
 import httpx
@@ -44,6 +54,7 @@ from bench.serve import BASE, rss_mb
 from harness.processes import EDUKG, free_port, wait_port
 
 ROOT = Path(__file__).resolve().parents[1]
+RUN = secrets.token_hex(3)  # in every text: none is one a server has seen before
 
 
 def _key(db: str, name: str) -> str:
@@ -134,46 +145,60 @@ async def fairness(base: str, attacker: str, other: str, seconds: float) -> None
           f" (target median < 250; {aligned} alignments meanwhile)")  # fmt: skip
 
 
-def _math_texts(sample: Path, count: int, size: int) -> list[str]:
-    """Distinct texts of the sample's learning components' sentences, numbered (so that
-    none is answered from a cache or embedded before)."""
+def _new_texts(sample: Path, size: int, label: str) -> Callable[[], str]:
+    """A new text of the sample's learning components' sentences at each call, numbered
+    with the run and `label` (so that none is answered from a cache or embedded before,
+    this run's other items' included)."""
+    sentences = _sentences(sample)
+    counter = itertools.count()
+
+    def text() -> str:
+        n = next(counter)
+        out, k = "", n * 7919
+        while len(out) < size:
+            out += f"{sentences[k % len(sentences)]} ({RUN} {label} {n}.{k}). "
+            k += 1
+        return out[:size]
+
+    return text
+
+
+def _sentences(sample: Path) -> list[str]:
     import orjson
 
-    sentences = [orjson.loads(line)["properties"]["description"].rstrip(".")
-                 for line in (sample / "nodes.jsonl").read_bytes().splitlines()
-                 if b'"LearningComponent"' in line]  # fmt: skip
-    out = []
-    for n in range(count):
-        text, k = "", n * 7919
-        while len(text) < size:
-            text += f"{sentences[k % len(sentences)]} (item {n}.{k}). "
-            k += 1
-        out.append(text[:size])
-    return out
+    return [orjson.loads(line)["properties"]["description"].rstrip(".")
+            for line in (sample / "nodes.jsonl").read_bytes().splitlines()
+            if b'"LearningComponent"' in line]  # fmt: skip
 
 
-async def _flooders(base: str, keys: list[str], connections: int, texts: list[str],
-                    stop: float) -> dict[int, int]:  # fmt: skip
+async def _flooders(base: str, keys: list[str], connections: int, text: Callable[[], str],
+                    stop: float, established: asyncio.Event) -> dict[int, int]:  # fmt: skip
     """`connections` connections per key, each aligning a new long text after another
-    until `stop`; the statuses they got."""
+    until `stop`; the statuses they got. `established` is set once every key has had an
+    answer: the flood is under way (not the server's first requests, the model loading)."""
     statuses: dict[int, int] = {}
-    taken = iter(range(10**9))
+    unanswered = set(keys)
 
     async def one(key: str) -> None:
         async with httpx.AsyncClient(base_url=base, headers={"x-api-key": key}, timeout=120) as c:
             while time.monotonic() < stop:
-                text = texts[next(taken) % len(texts)]
-                r = await c.post(f"{BASE}/alignments", json={"text": text})
+                r = await c.post(f"{BASE}/alignments", json={"text": text()})
                 statuses[r.status_code] = statuses.get(r.status_code, 0) + 1
-                if r.status_code != 200:
+                if r.status_code == 200:
+                    unanswered.discard(key)
+                    if not unanswered:
+                        established.set()
+                else:
                     await asyncio.sleep(0.05)
 
     await asyncio.gather(*(one(k) for k in keys for _ in range(connections)))
     return statuses
 
 
-async def _meanwhile(base: str, key: str, count: int) -> tuple[list[float], dict[int, int]]:
-    """A well-behaved key's searches and small alignments, alternating, one at a time."""
+async def _meanwhile(base: str, key: str, count: int, label: str,
+                     ) -> tuple[list[float], dict[int, int]]:  # fmt: skip
+    """A well-behaved key's searches and small alignments, alternating, one at a time,
+    each new to the server."""
     took: list[float] = []
     statuses: dict[int, int] = {}
     async with httpx.AsyncClient(base_url=base, headers={"x-api-key": key}, timeout=60) as c:
@@ -181,10 +206,10 @@ async def _meanwhile(base: str, key: str, count: int) -> tuple[list[float], dict
             started = time.perf_counter()
             if n % 2:
                 r = await c.post(f"{BASE}/alignments", json={
-                    "text": f"Add fractions with unlike denominators, case {n}."})  # fmt: skip
+                    "text": f"Add fractions with unlike denominators, case {RUN} {label} {n}."})  # fmt: skip
             else:
                 r = await c.get(f"{BASE}/academic-standards/search",
-                                params={"query": f"fractions number line {n}"})  # fmt: skip
+                                params={"query": f"fractions number line {RUN} {label} {n}"})  # fmt: skip
             took.append(time.perf_counter() - started)
             statuses[r.status_code] = statuses.get(r.status_code, 0) + 1
             await asyncio.sleep(0.1)
@@ -193,11 +218,12 @@ async def _meanwhile(base: str, key: str, count: int) -> tuple[list[float], dict
 
 async def shares(base: str, sample: Path, flood: list[str], other: str, seconds: float,
                  label: str, connections: int) -> None:  # fmt: skip
-    texts = _math_texts(sample, 400, 20_000)
+    texts = _new_texts(sample, 20_000, label[:2])
     stop = time.monotonic() + seconds
-    flooding = asyncio.ensure_future(_flooders(base, flood, connections, texts, stop))
-    await asyncio.sleep(1.0)
-    took, statuses = await _meanwhile(base, other, 30)
+    established = asyncio.Event()
+    flooding = asyncio.ensure_future(_flooders(base, flood, connections, texts, stop, established))
+    await asyncio.wait_for(established.wait(), seconds)
+    took, statuses = await _meanwhile(base, other, 30, label[:2])
     flooded = await flooding
     answered = statuses.get(200, 0)
     print(f"{label} the other key: {answered} of {len(took)} answered"
@@ -272,39 +298,137 @@ def memo(db: str) -> None:
     store.close()
 
 
+def _standard(sample: Path) -> str:
+    import orjson
+
+    return str(next(orjson.loads(line)["properties"]["caseIdentifierUUID"]
+                    for line in (sample / "nodes.jsonl").read_bytes().splitlines()
+                    if b'"StandardsFrameworkItem"' in line))  # fmt: skip
+
+
+def _listen_queue(port: int) -> int:
+    """Connections the kernel has taken for the listening socket on `port` and the
+    server has not accepted yet (/proc/net/tcp: rx_queue of a LISTEN socket)."""
+    for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
+        fields = line.split()
+        if fields[1].endswith(f":{port:04X}") and fields[3] == "0A":
+            return int(fields[4].split(":")[1], 16)
+    return 0
+
+
+async def _get_on_new_connection(port: int, key: str) -> float:
+    """A cached GET on a connection of its own: seconds from connecting to the answer."""
+    started = time.perf_counter()
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    writer.write(f"GET {BASE}/standards-frameworks HTTP/1.1\r\nhost: x\r\nx-api-key: {key}"
+                 "\r\nconnection: close\r\n\r\n".encode())  # fmt: skip
+    await reader.read()  # to the server's close: the whole answer
+    writer.close()
+    return time.perf_counter() - started
+
+
+async def _unread_flood(port: int, key: str, text: Callable[[], str], standard: str,
+                        stop: float, read: bool) -> None:  # fmt: skip
+    """A new check on a new connection, closed 50 ms after it is sent (`read`: once its
+    answer is read instead)."""
+    import orjson
+
+    while time.monotonic() < stop:
+        body = orjson.dumps({"text": text(), "caseIdentifierUUID": standard})
+        head = (f"POST {BASE}/alignments/check HTTP/1.1\r\nhost: x\r\nx-api-key: {key}\r\n"
+                f"content-type: application/json\r\ncontent-length: {len(body)}\r\n"
+                "connection: close\r\n\r\n").encode()  # fmt: skip
+        try:
+            reader, writer = await asyncio.open_connection("127.0.0.1", port)
+            writer.write(head + body)
+            await writer.drain()
+            await (reader.read() if read else asyncio.sleep(0.05))
+            writer.close()
+        except OSError:
+            await asyncio.sleep(0.05)
+
+
+async def unread(port: int, sample: Path, flood: str, other: str, seconds: float,
+                 read: bool) -> None:  # fmt: skip
+    text, standard = _new_texts(sample, 20_000, f"u{read:d}"), _standard(sample)
+    stop = time.monotonic() + seconds
+    flooders = [asyncio.ensure_future(_unread_flood(port, flood, text, standard, stop, read))
+                for _ in range(30)]  # fmt: skip
+    took: list[float] = []
+    longest = 0
+    await asyncio.sleep(1.0)
+    while time.monotonic() < stop:
+        longest = max(longest, _listen_queue(port))
+        took.append(await _get_on_new_connection(port, other))
+        await asyncio.sleep(0.05)
+    await asyncio.gather(*flooders)
+    ended = time.monotonic()
+    held: list[dict[str, int]] = []
+    async with httpx.AsyncClient(headers={"x-api-key": other}, timeout=60) as c:
+        while not held or held[-1]["busy"]:  # until the pool has nothing left to work on
+            health = (await c.get(f"http://127.0.0.1:{port}/healthz")).json()
+            held.append(health["details"]["expensiveWork"])
+            await asyncio.sleep(0.02)
+    after = time.monotonic() - ended
+    what = "reading its answers" if read else "each closed 50 ms after it was sent, unread"
+    print(f"8. one key on 30 connections, 20,000-character checks {what}: another client's"
+          f" GETs on new connections p50 {_pct(took, .5) * 1000:.0f} ms, p95"
+          f" {_pct(took, .95) * 1000:.0f} ms (n={len(took)}); listen queue at most {longest};"
+          f" as the flood stopped the pool held {held[0]['busy']} requests, idle"
+          f" {after:.2f} s later (target: nothing left for nobody); dropped while waiting:"
+          f" {held[-1].get('dropped', 'not counted')}, refused {held[-1]['refused']}")  # fmt: skip
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sample", default=str(ROOT.parent / "shared/data/kg-sample"))
+    parser.add_argument("--db", help="the sample loaded and indexed already (keys are added)")
     parser.add_argument("--seconds", type=float, default=15)
+    parser.add_argument("--items", default="1,2,3,4,5,6,7,8", help="which, e.g. 7,8")
     args = parser.parse_args()
+    items = {int(n) for n in args.items.split(",")}
     with tempfile.TemporaryDirectory() as tmp:
-        db = str(Path(tmp) / "sample.db")
-        subprocess.run([*EDUKG, "load", args.sample, "--db", db, "--wait-index"], check=True,
-                       capture_output=True)  # fmt: skip
-        attacker, other = _key(db, "attacker"), _key(db, "other")
-        port = free_port()
-        proc = _serve(db, port)
-        base = f"http://127.0.0.1:{port}"
-        try:
+        db = args.db or str(Path(tmp) / "sample.db")
+        if args.db is None:
+            subprocess.run([*EDUKG, "load", args.sample, "--db", db, "--wait-index"],
+                           check=True, capture_output=True)  # fmt: skip
+        _run(db, Path(args.sample), args.seconds, items)
+
+
+def _run(db: str, sample: Path, seconds: float, items: set[int]) -> None:
+    attacker, other = _key(db, f"attacker-{RUN}"), _key(db, f"other-{RUN}")
+    port = free_port()
+    proc = _serve(db, port)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        if 1 in items:
             asyncio.run(whitespace(base, attacker, other))
-            asyncio.run(fairness(base, attacker, other, args.seconds))
-            sample = Path(args.sample)
-            asyncio.run(shares(base, sample, [attacker], other, args.seconds,
+        if 2 in items:
+            asyncio.run(fairness(base, attacker, other, seconds))
+        if 6 in items:
+            asyncio.run(shares(base, sample, [attacker], other, seconds,
                                "6. one key on 12 connections:", 12))  # fmt: skip
-            ten = [_key(db, f"flood-{n}") for n in range(10)]
-            asyncio.run(shares(base, sample, ten, _key(db, "newcomer"), args.seconds,
+        if 7 in items:
+            ten = [_key(db, f"flood-{n}-{RUN}") for n in range(10)]
+            asyncio.run(shares(base, sample, ten, _key(db, f"newcomer-{RUN}"), seconds,
                                "7. ten keys on one connection each, a new key:", 1))  # fmt: skip
-        finally:
-            proc.terminate()
-            proc.wait()
+        for read in (False, True) if 8 in items else ():
+            asyncio.run(unread(port, sample, attacker, other, seconds, read))
+    finally:
+        proc.terminate()
+        proc.wait()
+    if 3 in items or 4 in items:
         port = free_port()
         proc = _serve(db, port, "--response-cache-mb", "8", "--max-connections", "20")
         try:
-            asyncio.run(cache_memory(f"http://127.0.0.1:{port}", attacker, proc.pid))
-            drip(port, other, 10)
+            if 3 in items:
+                asyncio.run(cache_memory(f"http://127.0.0.1:{port}", attacker, proc.pid))
+            if 4 in items:
+                drip(port, other, 10)
         finally:
             proc.terminate()
             proc.wait()
+    if 5 in items:
         memo(db)
 
 

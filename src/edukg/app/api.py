@@ -72,6 +72,7 @@ class ApiAnswers:
         self.posts = Entrance(
             "api-body", self.answer, prepare=self.prepare, finish=self.finish,
             methods=frozenset(("POST",)), allow=b"POST", takes_body=True, price=self.price,
+            room=self.room,
             method_refusal="{method} is not allowed here: send the JSON body by POST.",
             policy=policy,
         )  # fmt: skip
@@ -91,6 +92,13 @@ class ApiAnswers:
             return op.cost
         ex.parsed, cost = self._parsed(op, ex)
         return cost
+
+    def room(self, ex: Exchange) -> None:
+        """Refuse, before its body is read, a text its key's share of the work pool has
+        no room for (an answer the cache holds is refused too: the key already holds
+        all it may)."""
+        if ex.owner is not None:
+            self.work.room(ex.owner)
 
     def price(self, ex: Exchange) -> int:
         """A body's validated values; the request's whole cost."""
@@ -124,9 +132,10 @@ class ApiAnswers:
         return pending
 
     async def finish(self, ex: Exchange, later: Any) -> Representation:
-        """Build an expensive answer on the work pool."""
+        """Build an expensive answer on the work pool (not once its client has gone)."""
         pending: Pending = later
-        built = await self.work.run(lambda: guarded(ex, self._build, pending), ex.owner)
+        built = await self.work.run(lambda: guarded(ex, self._build, pending), ex.owner,
+                                    ex.gone)  # fmt: skip
         return self._complete(pending, built)
 
     def _varies(self, op: Operation[Any], store: Store) -> str:

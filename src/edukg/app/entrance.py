@@ -50,8 +50,9 @@ class Entrance:
     The pipeline runs, in order: `screen` (checks that need no key), the method check,
     the key (`key`), the release pin, `prepare` (parses what the head says; returns the
     request's cost so far), the rate limit (when `limited`); for an entrance that
-    `takes_body`, then the body (only once the key is known good) and `price` (parses
-    the body; returns the request's whole cost, the rest of which is charged then);
+    `takes_body`, then `room` (whether the work pool would take its work now), the body
+    (only once the key is known good) and `price` (parses the body; returns the
+    request's whole cost, the rest of which is charged then);
     `answer`, the key's confirmation; then, when `answer` returned a `Later`, `finish`
     off those stages; then the response stage (app/respond.py) under `policy`.
     """
@@ -68,6 +69,9 @@ class Entrance:
     refuse: Callable[[ApiError, Exchange], Answer] = api_refusal
     takes_body: bool = False  # a POST's body is read, after the key (POST operations, /mcp)
     price: Callable[[Exchange], int] | None = None  # the whole cost, once the body is read
+    # Refuses, before a body is read, a request whose work the key may not run now (the
+    # work pool's verdict), so that such a request costs no more than its head
+    room: Callable[[Exchange], None] | None = None
     limited: bool = True  # the key's rate limit applies
     wants_key: bool = False  # OPTIONAL: look the key up even when no release is named
     policy: Policy = PLAIN  # Cache-Control, Vary and compression of its answers

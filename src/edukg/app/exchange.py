@@ -105,6 +105,13 @@ class Exchange:
             return self.principal.name
         return "keyless" if self.keyless else None
 
+    async def gone(self) -> None:
+        """Return once the client has closed the connection: how work waiting for its
+        turn learns that nobody will read its answer. Called once the body is read (or
+        for a request without one); what else the connection says is dropped."""
+        while (await self.receive())["type"] != "http.disconnect":
+            pass
+
     @property
     def who(self) -> str | None:
         """The key's name for the access log (never the key)."""

@@ -12,16 +12,21 @@ import orjson
 
 from edukg.adapters.config import Settings
 from edukg.adapters.mcp import REQUEST_STORE
+from edukg.app.body import declared_length
 from edukg.app.entrance import Entrance, Later
 from edukg.app.exchange import Exchange
 from edukg.app.http import JSON, Answer
-from edukg.app.requests import MCP_COST, mcp_cost
+from edukg.app.requests import HOUSEKEEPING_COST, mcp_cost
 from edukg.app.respond import Responder
 from edukg.app.workpool import WorkPool
 from edukg.model.errors import ApiError, ForbiddenError, error_response
 
 MCP_PATH = "/mcp"
 _LATER = Later()
+# Bodies up to this size are read before the work pool is asked (`_room`): a session's
+# housekeeping, which the pool does not run, fits many times over, and a small body is
+# parsed in microseconds.
+_SMALL_BODY = 4096
 
 
 class McpAnswers:
@@ -39,9 +44,10 @@ class McpAnswers:
         self.work = work
         self._respond = respond  # the SDK answers: the response stage records it
         self.entrance = Entrance(
-            "mcp", lambda _ex: _LATER, screen=self._screen, prepare=lambda _ex: MCP_COST,
-            finish=self.finish, methods=frozenset(("POST",)), allow=b"POST", takes_body=True,
-            price=lambda ex: mcp_cost(ex.body),
+            "mcp", lambda _ex: _LATER, screen=self._screen,
+            prepare=lambda _ex: HOUSEKEEPING_COST, finish=self.finish,
+            methods=frozenset(("POST",)), allow=b"POST", takes_body=True,
+            price=lambda ex: mcp_cost(ex.body), room=self._room,
             # Stateless streamable HTTP: no server-sent stream to open (GET) and no
             # session to end (DELETE); answering at once keeps probing clients and idle
             # connections from hanging (MCP transport specification).
@@ -53,16 +59,27 @@ class McpAnswers:
         if ex.method == "POST":
             _check_origin(ex.head.get(b"origin"), self.settings)
 
+    def _room(self, ex: Exchange) -> None:
+        """Refuse, before a large body is read, what its key's share of the work pool
+        has no room for (a small one may be housekeeping, which takes no share)."""
+        length = declared_length(ex.head)
+        if ex.owner is not None and (length is None or length > _SMALL_BODY):
+            self.work.room(ex.owner)
+
     async def finish(self, ex: Exchange, _later: Later) -> Answer | None:
-        """Hand the request (its body read by the pipeline) to the SDK on a work-pool slot
-        of its key's share; None: the SDK has sent the answer (through the response
-        stage's `passing`: the request's headers and its record)."""
-        body = ex.body
+        """Hand the request (its body read by the pipeline) to the SDK, a tool call on a
+        work-pool slot of its key's share (dropped should its client go while it waits);
+        None: the SDK has sent the answer (through the response stage's `passing`: the
+        request's headers and its record)."""
+        replayed = _replay(ex.body, ex.receive)
         logged_send = self._respond.passing(ex)
         pinned = REQUEST_STORE.set(ex.store)
         try:
-            async with self.work.slot(ex.owner):  # tool calls are expensive work too
-                await self._mcp_app(ex.scope, _replay(body, ex.receive), logged_send)
+            if ex.cost <= HOUSEKEEPING_COST:  # a session's housekeeping: answered at once
+                await self._mcp_app(ex.scope, replayed, logged_send)
+            else:
+                async with self.work.slot(ex.owner, ex.gone):  # expensive work
+                    await self._mcp_app(ex.scope, replayed, logged_send)
         finally:
             REQUEST_STORE.reset(pinned)
         return None

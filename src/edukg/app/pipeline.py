@@ -4,7 +4,8 @@
     admission (on a network thread when PostgreSQL or Redis is used):
         size limits -> entrance's screen -> method -> key -> release pin ->
         entrance's prepare (cost) -> rate limit
-    -> [a POST's body, once the key is good -> its price, the rest charged] ->
+    -> [a POST's body, once the key is good and the work pool has room for its work
+        -> its price, the rest charged] ->
         answer (response cache, handler) -> key confirmation
     -> [finish: expensive work, a body, a mounted app]
     -> the response stage (app/respond.py): the conditional GET, Cache-Control, Vary,
@@ -90,9 +91,7 @@ class Pipeline:
             body_pending = entrance.takes_body and ex.method == "POST"
             if body_pending:
                 confirm = await self.off_loop(ex, self._admit, ex, entrance)
-                # Only now: a request without a good key never holds a connection while
-                # its body drips in (docs/security.md).
-                ex.body = await read_body(ex.head, receive)
+                ex.body = await _body(ex, entrance)
                 body_pending = False
                 answer = await self.off_loop(ex, self._answer, ex, entrance, confirm)
             elif self.io is None:  # local files: inline, without a coroutine of its own
@@ -184,6 +183,16 @@ class Pipeline:
         if self.io is None:
             return guarded(ex, stage, *args)
         return await self.io.run(lambda: guarded(ex, stage, *args))
+
+
+async def _body(ex: Exchange, entrance: Entrance) -> bytes:
+    """A POST's body, read only now: a request without a good key, or whose work its key
+    may not run now (the entrance's `room`, asked on the loop, where the work pool
+    lives), never holds a connection while its body drips in, nor has it parsed
+    (docs/security.md)."""
+    if entrance.room is not None:
+        entrance.room(ex)
+    return await read_body(ex.head, ex.receive)
 
 
 class _ByFallback(ApiError):

@@ -22,6 +22,11 @@ Scope = dict[str, Any]
 MAX_QUERY_FIELDS = 64
 
 MCP_COST = 5  # tokens of the key's bucket a call of /mcp takes, as a search
+# What an MCP session sends besides its tool calls, which the SDK answers from what it
+# holds: priced as a cheap lookup, so that a session costs its calls and little more.
+HOUSEKEEPING_COST = 1
+_HOUSEKEEPING = frozenset(("initialize", "ping", "tools/list", "resources/list",
+                           "resources/templates/list", "prompts/list", "logging/setLevel"))  # fmt: skip
 _LARGE_PAGE = 250  # records: a page beyond this is expensive work
 
 
@@ -40,8 +45,10 @@ def request_cost(op: Operation[Any], values: dict[str, Any]) -> int:
 
 def mcp_cost(body: bytes) -> int:
     """Tokens a call of /mcp takes: a tool's price as its REST operation's (aligning a
-    text: 5 plus 1 per 2,000 characters, as POST /alignments), MCP_COST for the rest. A
-    body that is not a JSON-RPC call the SDK will refuse costs MCP_COST."""
+    text: 5 plus 1 per 2,000 characters, as POST /alignments), a session's housekeeping
+    (initialize, notifications, ping, the lists) HOUSEKEEPING_COST, MCP_COST for the
+    rest; a batch, the sum. A body that is not a JSON-RPC call the SDK will refuse
+    costs MCP_COST. More than HOUSEKEEPING_COST is expensive work (the work pool)."""
     try:
         message = orjson.loads(body)
     except orjson.JSONDecodeError:
@@ -49,15 +56,20 @@ def mcp_cost(body: bytes) -> int:
     calls = message if isinstance(message, list) else [message]
     total = 0
     for call in calls[:_MAX_CALLS]:
-        total += _tool_cost(call)
-    return max(MCP_COST, total)
+        total += _call_cost(call)
+    return max(HOUSEKEEPING_COST, total)
 
 
 _MAX_CALLS = 100  # of a JSON-RPC batch priced one by one; the SDK bounds the rest
 
 
-def _tool_cost(call: Any) -> int:
-    if not isinstance(call, dict) or call.get("method") != "tools/call":
+def _call_cost(call: Any) -> int:
+    method = call.get("method") if isinstance(call, dict) else None
+    if not isinstance(method, str):
+        return MCP_COST
+    if method in _HOUSEKEEPING or method.startswith("notifications/"):
+        return HOUSEKEEPING_COST
+    if method != "tools/call":
         return MCP_COST
     params = call.get("params")
     if not isinstance(params, dict):
@@ -130,6 +142,7 @@ def query_of(scope: Scope) -> dict[str, list[str]]:
 
 
 __all__ = [
+    "HOUSEKEEPING_COST",
     "MCP_COST",
     "SEARCH_COST",
     "check_sizes",
