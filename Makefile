@@ -69,11 +69,13 @@ format: setup
 	$(BIN)/ruff check --fix .
 	$(BIN)/ruff format .
 
-# Retrain alignment's learned stage (the subject gate, src/edukg/model/subject_gate.json)
-# from ../shared's training data and train/texts: about a minute on 2 cores. Not part of
-# setup, test or CI; the artifact it writes is committed with its provenance.
+# Retrain alignment's learned stages from ../shared's training data and train/texts: the
+# subject gate (src/edukg/model/subject_gate.json, a few minutes) and the learned ranking
+# stage (src/edukg/model/rerank.json, about five minutes) on 2 cores. Not part of setup,
+# test or CI; the artifacts it writes are committed with their provenance.
 train: setup
 	$(BIN)/python train/subject_gate.py
+	$(BIN)/python train/rerank.py
 
 # The benchmarks a round reruns: about 25 minutes on 2 cores (most of it embedding the
 # export). Needs wrk and nginx (apt-get install wrk nginx); installs datasette, the

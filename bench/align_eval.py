@@ -40,7 +40,7 @@ import orjson
 from edukg.ingest.builder import load
 from edukg.ingest.index import index
 from edukg.model.vocabulary import STANDARD, grade_mask
-from edukg.services.alignment.calibrate import BANDS
+from edukg.services.alignment.calibrate import BANDS, band
 from edukg.services.search import search_standards
 from edukg.store import open_store
 from edukg.store.base import Search, Store
@@ -73,11 +73,12 @@ def _searched(store: Store, problems: list[mathfish.Problem], graded: bool) -> d
     return {k: v / len(problems) for k, v in counts.items()}
 
 
-def _problems(shared: Path, work: Path, fit: bool) -> None:
+def _problems(shared: Path, work: Path, fit: bool, db: str | None = None) -> None:
     problems = mathfish.problems(shared / "data/alignment-dev/mathfish-dev.jsonl")
-    db = str(work / "sample.db")
-    load([str(shared / "data/kg-sample")], db, data_version="1.0.0")
-    index(db)
+    if db is None:
+        db = str(work / "sample.db")
+        load([str(shared / "data/kg-sample")], db, data_version="1.0.0")
+        index(db)
     store = open_store(db)
     print(f"1. {len(problems)} real problems against the sample's Multi-State standards")
     firsts = []
@@ -106,6 +107,8 @@ def _problems(shared: Path, work: Path, fit: bool) -> None:
     _check(store, problems, fit)
     _gate(store, problems)
     _plain(store)
+    _apart(store, shared)
+    _units(store)
     store.close()
 
 
@@ -147,6 +150,69 @@ def _plain(store: Store) -> None:
               f"  hit@10 {searched[10]:.3f}")  # fmt: skip
 
 
+def _apart(store: Store, shared: Path) -> None:
+    """The written texts held apart from training (one of every standard)."""
+    from harness import written
+
+    held = [mathfish.Problem(f"apart-{n}", row.text, (row.code,), mathfish.grades_of(row.code))
+            for n, row in enumerate(written.apart(shared))]  # fmt: skip
+    print(f"7. the written texts held apart from training ({len(held)}, one of every standard)")
+    firsts = []
+    for graded in (False, True):
+        measured = mathfish.measure(store, held, graded)
+        mathfish.report("align, " + ("grades given" if graded else "no grade"), measured)
+        firsts += measured.first
+    for name, count, share in mathfish.bands(firsts, EDGES):
+        print(f"   {name}  {count:4}  {share:.2f}")
+
+
+def _units(store: Store) -> None:
+    """bench/data/publisher_units.jsonl: six units as a publisher aligns and checks them."""
+    from edukg.services.alignment import AlignQuery, CheckQuery, align, check
+
+    rows = [orjson.loads(line) for line in
+            (DATA / "publisher_units.jsonl").read_bytes().splitlines() if line.strip()]  # fmt: skip
+    problems = [r for r in rows if r["kind"] == "problem"]
+    counts = {"first with grade": 0, "first without": 0, "top 5 without": 0}
+    for row in problems:
+        labels = tuple(mathfish.export_code(c) for c in row["standard_ids"])
+        for graded in (True, False):
+            mask = grade_mask([row["grade"]] if graded else [])
+            query = AlignQuery(row["text"], jurisdiction=mathfish.JURISDICTION, grades_mask=mask)
+            codes = [r.brief.statementCode for r in align(store, query).data]
+            if graded:
+                counts["first with grade"] += bool(codes) and mathfish.hit(codes[0], labels)
+            else:
+                counts["first without"] += bool(codes) and mathfish.hit(codes[0], labels)
+                counts["top 5 without"] += any(mathfish.hit(c, labels) for c in codes[:5])
+    others = [r for r in rows if r["kind"] == "other"]
+    answered = sum(bool(align(store, AlignQuery(r["text"], jurisdiction=mathfish.JURISDICTION))
+                        .data) for r in others)  # fmt: skip
+    checks = [r for r in rows if r["kind"] == "check"]
+    judged = 0
+    high = right_high = 0
+    for r in checks:
+        found = check(store, CheckQuery(r["text"], code=r["standard"],
+                                        jurisdiction=mathfish.JURISDICTION))  # fmt: skip
+        judged += found.aligned == r["aligned"]
+        if found.confidence == "high":
+            high += 1
+            right_high += bool(r["aligned"])
+    print(
+        f"8. publisher units: {len(problems)} problems, {len(others)} other texts,"
+        f" {len(checks)} check pairs"
+    )
+    print(
+        "   "
+        + "; ".join(f"{k} {v}/{len(problems)}" for k, v in counts.items())
+        + f"; other subjects answered {answered}/{len(others)}"
+    )
+    print(
+        f"   check pairs as a teacher judges {judged}/{len(checks)};"
+        f" 'high' right {right_high}/{high}"
+    )
+
+
 def _check(store: Store, problems: list[mathfish.Problem], fit: bool) -> None:
     pairs = mathfish.check_pairs(store, problems)
     measured = mathfish.measure_check(store, pairs)
@@ -156,10 +222,26 @@ def _check(store: Store, problems: list[mathfish.Problem], fit: bool) -> None:
           f" {measured.balanced:.3f}   labels marked not aligned"
           f" {measured.positives_not_aligned:.3f}   p50 {ms[len(ms) // 2]:.0f} ms"
           f"  p95 {ms[int(0.95 * (len(ms) - 1))]:.0f} ms")  # fmt: skip
+    high = [positive for score, _, positive, _ in measured.rows if band(score) == "high"]
+    empty = sum(aligned and share == 0 for _, aligned, _, share in measured.rows)
+    print(f"   'high' right {sum(high)}/{len(high)}; aligned with no component addressed {empty}")
     if fit:
         rows = list(mathfish.check_features(store, pairs))
-        print("   check fit (fused, component, bias):",
+        print("   check fit (family's fused score, component, minus log rank, bias):",
               [round(v, 3) for v in mathfish.fit_logistic(rows)])  # fmt: skip
+        print("   the threshold of best balanced accuracy for this score:",
+              _best_threshold([(r[0], r[2]) for r in measured.rows]))  # fmt: skip
+
+
+def _best_threshold(rows: list[tuple[float, bool]]) -> tuple[float, float]:
+    """The `aligned` threshold (on a 0.01 grid) of best balanced accuracy, and that."""
+    pos = [s for s, p in rows if p]
+    neg = [s for s, p in rows if not p]
+    best = (0.0, 0.0)
+    for t in (n / 100 for n in range(1, 100)):
+        balanced = (sum(s >= t for s in pos) / len(pos) + sum(s < t for s in neg) / len(neg)) / 2
+        best = max(best, (round(balanced, 3), t))
+    return best[1], best[0]
 
 
 def _states(shared: Path, work: Path, fit: bool) -> None:
@@ -196,13 +278,15 @@ def main() -> None:
     parser.add_argument("--shared", default=str(ROOT.parent / "shared"))
     parser.add_argument("--fit", action="store_true", help="print the calibration's constants")
     parser.add_argument("--only", choices=("problems", "states", "sample"), default=None)
+    parser.add_argument("--db", help="an indexed database of the sample for parts 1 and 4-8"
+                        " (else one is built)")  # fmt: skip
     args = parser.parse_args()
     shared = Path(args.shared)
     started = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         if args.only in (None, "problems"):
-            _problems(shared, work / "p", args.fit)
+            _problems(shared, work / "p", args.fit, args.db)
         if args.only in (None, "states"):
             _states(shared, work / "s", args.fit)
         if args.only in (None, "sample"):

@@ -16,6 +16,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import orjson
 
@@ -43,6 +44,11 @@ def export_code(code: str) -> str:
     if re.match(r"^[A-Z]-", code):
         code = "HS" + code
     return re.sub(r"(\d)([a-z])$", r"\1.\2", code)
+
+
+def grades_of(code: str) -> tuple[str, ...]:
+    """The grades of a standard's code in the export's form (9-12 for high school)."""
+    return _grades(code)
 
 
 def _grades(code: str) -> tuple[str, ...]:
@@ -130,17 +136,21 @@ def features(
                 break
 
 
-def fit_logistic(rows: list[tuple[float, float, bool]], steps: int = 4000) -> tuple[float, ...]:
-    """(weight of the first feature, of the second, bias) of a logistic fit."""
+def fit_logistic(rows: list[tuple[Any, ...]], steps: int = 4000) -> tuple[float, ...]:
+    """(the weight of each feature, then the bias) of a logistic fit of rows of features
+    ending with whether the row is right (features standardised while fitting)."""
     import numpy as np
 
-    x = np.array([[a, b, 1.0] for a, b, _ in rows], dtype=np.float64)
-    y = np.array([1.0 if r else 0.0 for _, _, r in rows])
-    w = np.zeros(3)
+    x = np.array([[float(v) for v in r[:-1]] for r in rows], dtype=np.float64)
+    y = np.array([1.0 if r[-1] else 0.0 for r in rows])
+    mean, spread = x.mean(axis=0), np.maximum(x.std(axis=0), 1e-9)
+    z = np.c_[(x - mean) / spread, np.ones(len(x))]
+    w = np.zeros(z.shape[1])
     for _ in range(steps):
-        p = 1.0 / (1.0 + np.exp(-(x @ w)))
-        w -= 0.5 * (x.T @ (p - y) / len(y) + 1e-4 * w)
-    return tuple(float(v) for v in w)
+        p = 1.0 / (1.0 + np.exp(-(z @ w)))
+        w -= 0.5 * (z.T @ (p - y) / len(y) + 1e-4 * w)
+    weights = w[:-1] / spread
+    return (*(float(v) for v in weights), float(w[-1] - (weights * mean).sum()))
 
 
 def bands(
@@ -225,7 +235,8 @@ def measure_check(store: Store, pairs: list[Pair]) -> Checked:
         result = check(store, CheckQuery(pair.problem.text, code=pair.code,
                                          jurisdiction=JURISDICTION))  # fmt: skip
         seconds.append(time.perf_counter() - started)
-        share = result.alignedCount / result.totalCount if result.totalCount else 0.0
+        # -1: a standard with no learning components (nothing to address)
+        share = result.alignedCount / result.totalCount if result.totalCount else -1.0
         rows.append((result.score, result.aligned, pair.positive, share))
     pos = [r for r in rows if r[2]]
     neg = [r for r in rows if not r[2]]
@@ -254,12 +265,14 @@ def roc_auc(scores: list[float], positive: list[bool]) -> float:
     return (rank_sum - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg)
 
 
-def check_features(store: Store, pairs: list[Pair]) -> Iterator[tuple[float, float, bool]]:
-    """(fused score of the standard's family, best component's similarity, positive) of
-    each pair: what the check's score is calibrated on."""
+def check_features(store: Store, pairs: list[Pair]) -> Iterator[tuple[float, float, float, bool]]:
+    """(fused score of the standard's family, best component's similarity, minus the log
+    of its rank, positive) of each pair: what the check's score is calibrated on."""
+    import math
+
     from edukg.services.alignment.checking import CheckQuery, calibration_inputs
 
     for pair in pairs:
         query = CheckQuery(pair.problem.text, code=pair.code, jurisdiction=JURISDICTION)
-        fused, component = calibration_inputs(store, query)
-        yield fused, component, pair.positive
+        fused, component, position = calibration_inputs(store, query)
+        yield fused, component, -math.log(position), pair.positive

@@ -14,7 +14,7 @@ from typing import Any
 import httpx
 import pytest
 
-from edukg.services.alignment import artifacts, gate
+from edukg.services.alignment import artifacts, gate, rerank
 from harness.processes import EDUKG, edukg, free_port, stop, tree_env, wait_for
 from tests.support import BASE
 
@@ -78,7 +78,7 @@ def damaged_server(indexed_sample_db: str, tmp_path: Path) -> Iterator[tuple[str
     port = free_port()
     proc = subprocess.Popen(
         [*EDUKG, "--db", indexed_sample_db, "serve", "--port", str(port)],
-        env=tree_env(**{artifacts.PLACE: str(tmp_path)}),
+        env={**tree_env(), artifacts.PLACE: str(tmp_path)},
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
     )  # fmt: skip
     try:
@@ -107,3 +107,45 @@ def test_a_server_with_a_damaged_gate_still_aligns_and_says_why(
     assert alignment["subjectGate"] is False
     assert "not a finite number" in alignment["artifacts"][gate.ARTIFACT]["refused"]
     assert alignment["version"].endswith("+gate-none")
+
+
+def _rerank(kind: str) -> dict[str, Any]:
+    raw = resources.files("edukg.model").joinpath(rerank.ARTIFACT).read_bytes()
+    artifact: dict[str, Any] = json.loads(raw)
+    if kind == "nan":
+        artifact["weights"]["classifier"] = float("nan")
+    elif kind == "shape":
+        artifact["vectors"]["shape"] = [artifact["vectors"]["shape"][0] // 2, 768]
+    elif kind == "owners":
+        artifact["owner"] = artifact["owner"][:-1]
+    return artifact
+
+
+@pytest.mark.parametrize(("kind", "why"), [("nan", "classifier"), ("shape", "shape"),
+                                           ("owners", "shape")])  # fmt: skip
+def test_a_damaged_ranking_stage_is_refused_and_the_fused_order_stands(
+    place: Path, indexed_sample_db: str, kind: str, why: str
+) -> None:
+    from edukg.services.alignment import AlignQuery, align, version
+    from edukg.store import open_store
+
+    shipped = resources.files("edukg.model").joinpath(gate.ARTIFACT).read_bytes()
+    (place / gate.ARTIFACT).write_bytes(shipped)
+    (place / rerank.ARTIFACT).write_text(json.dumps(_rerank(kind)))
+    store = open_store(indexed_sample_db)
+    found = align(store, AlignQuery(MATHEMATICS, jurisdiction="Multi-State"))
+    assert found.data, "answered by the fused order"
+    assert "+rerank-" not in version()
+    refused = artifacts.report()[rerank.ARTIFACT]
+    assert why in refused["refused"], refused
+
+
+def test_the_shipped_ranking_stage_loads_with_its_provenance() -> None:
+    raw = resources.files("edukg.model").joinpath(rerank.ARTIFACT).read_bytes()
+    artifact = json.loads(raw)
+    assert len(raw) < 25 << 20
+    provenance = artifact["provenance"]
+    assert {"data", "seed", "commit", "training accuracy", "held apart"} <= set(provenance)
+    assert all(len(source["sha256"]) == 64 for source in provenance["data"])
+    artifacts.forget()
+    assert rerank.fingerprint() is not None

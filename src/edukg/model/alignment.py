@@ -253,11 +253,21 @@ class StandardCheck:
     """How well a text addresses one standard, component by component (edukg extension)."""
 
     standard: FrameworkItemBrief
-    aligned: Annotated[bool, Doc("Whether the text addresses the standard (score 0.45 or more)")]
+    aligned: Annotated[bool, Doc("Whether the text addresses the standard: a score at the"
+                                 " operation's threshold or more (its description names it),"
+                                 " and one of its learning components addressed where it has"
+                                 " any")]  # fmt: skip
     score: Annotated[
         Score,
         Doc("Calibrated on real problems: the chance that the standard is one the text's"
-            " publisher tagged, against standards of the same grade (docs/api.md)"),
+            " publisher tagged, against standards of the same grade (docs/api.md); held under"
+            " the threshold where none of its learning components is addressed"),
+    ]  # fmt: skip
+    alignmentScore: Annotated[
+        Score | None,
+        Doc("The score the standard gets in POST /alignments for the same text among its"
+            " jurisdiction's standards, no grade given: its share of the evidence among all"
+            " of them, where `score` weighs it against its own grade's (docs/api.md)"),
     ]  # fmt: skip
     confidence: Annotated[Confidence, Doc("The score's band (docs/api.md)")]
     componentsFrom: Annotated[

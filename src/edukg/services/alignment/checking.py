@@ -16,6 +16,8 @@ standard with no component at all is checked on its statement alone, and says so
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,7 +33,7 @@ from edukg.model.alignment import (
 from edukg.model.errors import NotFoundError, ValidationError
 from edukg.services import rank
 from edukg.services.alignment.aligning import NOT_MATHEMATICS, AlignQuery, ranked
-from edukg.services.alignment.calibrate import band
+from edukg.services.alignment.calibrate import band, calibrated
 from edukg.services.alignment.evidence import evidence_of
 from edukg.services.alignment.gate import SUBJECT
 from edukg.services.alignment.passages import Passage, vectors
@@ -79,20 +81,31 @@ def check(store: Store, query: CheckQuery) -> StandardCheck:
     else:
         checked = _by_words(found.parts, lcs)
     best = max((c.score for c in checked), default=0.0)
-    score = profile.calibration[ranking].score(_family_best(found, i), best)
-    return _answer(brief, score, checked, from_, _standing(found, i),
+    standing = _standing(found, i)
+    score = profile.calibration[ranking].score(_family_best(found, i, _total_of(found)), best,
+                                               standing.position)  # fmt: skip
+    alignment = calibrated(found, profiles().align.calibration[ranking])(i)
+    return _answer(brief, score, checked, from_, standing,
                    evidence_of(found, i, profiles().align.evidence_floor), ranking,
-                   len(found.parts))  # fmt: skip
+                   len(found.parts), alignment=alignment)  # fmt: skip
 
 
-def calibration_inputs(store: Store, query: CheckQuery) -> tuple[float, float]:
-    """What the score is a logistic map of: the fused score of the standard's family and
-    its best component's similarity (bench/align_eval.py --fit fits the check profile's calibration on these)."""
+def _total_of(found: Scored) -> Callable[[int], float]:
+    return lambda j: float(found.total[j])
+
+
+def calibration_inputs(store: Store, query: CheckQuery) -> tuple[float, float, int]:
+    """What the score is a logistic map of: the fused score of the standard's family, its
+    best component's similarity and its rank (bench/align_eval.py --fit fits the check
+    profile's calibration on these)."""
     result = check(store, query)
     identifier, _, found = _ranked(store, query)
     i = _position(found, identifier)
-    fused = _family_best(found, i) if i is not None and found.channels is not None else 0.0
-    return fused, max((c.score for c in result.learningComponents), default=0.0)
+    fused = 0.0
+    if i is not None and found.channels is not None:
+        fused = _family_best(found, i, _total_of(found))
+    position = result.rank.position if result.rank is not None else 1000
+    return fused, max((c.score for c in result.learningComponents), default=0.0), position
 
 
 def _ranked(store: Store, query: CheckQuery) -> tuple[str, dict[str, Any], Scored]:
@@ -130,16 +143,16 @@ def _position(found: Scored, identifier: str) -> int | None:
         return None
 
 
-def _family_best(found: Scored, i: int) -> float:
-    """The fused score of `i` or of its best sub-standard, whichever is higher."""
-    total = found.total
+def _family_best(found: Scored, i: int, score_of: Callable[[int], float]) -> float:
+    """`score_of` `i` or of its best sub-standard, whichever is higher (a text that
+    practises 3.MD.C.7.d addresses 3.MD.C.7)."""
     code = found.view.codes[i]
-    best = float(total[i])
+    best = score_of(i)
     if code:
         prefix = code + "."
         for j, other in enumerate(found.view.codes):
-            if other and other.startswith(prefix):
-                best = max(best, float(total[j]))
+            if other and other.startswith(prefix) and math.isfinite(float(found.total[j])):
+                best = max(best, score_of(j))
     return best
 
 
@@ -237,8 +250,16 @@ def _checked(lc: str, text: str, sims: list[float], parts: list[Passage],
 
 def _answer(brief: FrameworkItemBrief, score: float, checked: list[CheckedComponent],
             from_: str, standing: StandardStanding | None, evidence: Any, ranking: str,
-            passages: int, why: str | None = None) -> StandardCheck:  # fmt: skip
+            passages: int, why: str | None = None,
+            alignment: float | None = None) -> StandardCheck:  # fmt: skip
     note = None
+    threshold = profiles().check.aligned
+    if checked and not any(c.addressed for c in checked) and score >= threshold:
+        # The verdict agrees with its evidence: a standard none of whose learning
+        # components the text addresses is not aligned, whatever its rank.
+        score = min(score, round(threshold - 0.01, 4))
+        why = why or (f"None of this standard's {len(checked)} learning components is"
+                      " addressed by a passage of the text: not aligned, whatever its rank.")  # fmt: skip
     if not checked:
         note = ("This standard has no learning components, its own or through a published"
                 " crosswalk: its statement is the one thing checked.")  # fmt: skip
@@ -250,8 +271,9 @@ def _answer(brief: FrameworkItemBrief, score: float, checked: list[CheckedCompon
     score = round(score, 4)
     return StandardCheck(
         standard=brief,
-        aligned=score >= profiles().check.aligned,
+        aligned=score >= threshold,
         score=score,
+        alignmentScore=None if alignment is None else round(alignment, 4),
         confidence=band(score),  # type: ignore[arg-type]
         componentsFrom=from_,  # type: ignore[arg-type]
         alignedCount=sum(c.addressed for c in checked),

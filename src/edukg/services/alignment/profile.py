@@ -28,6 +28,7 @@ class Weights:
     # passages and against the whole text.
     examples: float = 0.0
     whole: float = 0.0
+    classifier: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -42,6 +43,22 @@ class Calibration:
 
     def score(self, first: float, second: float) -> float:
         z = self.first * first + self.second * second + self.bias
+        return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
+
+
+@dataclass(frozen=True)
+class CheckCalibration:
+    """A logistic map from the fused score of a standard's family, its best learning
+    component's similarity and minus the log of its rank to the chance that the text's
+    publisher tagged it."""
+
+    fused: float
+    component: float
+    rank: float
+    bias: float
+
+    def score(self, fused: float, component: float, rank: int) -> float:
+        z = self.fused * fused + self.component * component - self.rank * math.log(rank) + self.bias
         return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
 
 
@@ -67,7 +84,7 @@ class AlignProfile:
 
 @dataclass(frozen=True)
 class CheckProfile:
-    calibration: dict[str, Calibration]
+    calibration: dict[str, CheckCalibration]
     aligned: float
     component_floor: float
     words_floor: float
@@ -104,7 +121,7 @@ def profiles() -> Profiles:
             evidence_floor=a["evidence_floor"],
         ),
         check=CheckProfile(
-            calibration=_calibrations(c["calibration"], "fused", "component"),
+            calibration={ranking: CheckCalibration(**v) for ranking, v in c["calibration"].items()},
             aligned=c["aligned"],
             component_floor=c["component_floor"],
             words_floor=c["words_floor"],

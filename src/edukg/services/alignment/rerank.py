@@ -3,18 +3,23 @@ standard.
 
 Takes the `Scored` result of fusion; gives it with `total` reranked. The artifact
 (model/rerank.json, made by train/rerank.py, `make train`; read and checked by
-services.alignment.artifacts) holds the vectors of some 5,000 texts written for edukg,
-about nine for each of the sample's Multi-State standards (items, word problems, multi-step
-tasks, teachers' guides), each with the standard it was written for, and weights fitted on
-those texts. A new channel, `examples`, scores each candidate by how alike the text's
-passages are to the texts written for it (the soft maximum over passages, as for the
-statement, of its closest text); the channels, the new one among them, are then fused
-again with the learned weights and the grade prior.
+services.alignment.artifacts) holds the vectors of some 5,400 texts written for edukg,
+nine for each of the sample's Multi-State standards (items, word problems, multi-step
+tasks, teachers' guides), each with its standard, and a softmax regression over the
+standards fitted on them. Three channels join the others:
 
-A general-text encoder places a word problem and the statement it practises only loosely
-together; a word problem and another word problem written for the same standard lie much
-closer. Without the artifact, or with one the loader refuses, or where few candidates have
-texts of their own (another state's framework), the fused order stands.
+- examples: the text's passages against the closest text written for each candidate,
+  pooled over the passages as the statement is;
+- whole: the whole text (its first 256 word pieces) against that closest text;
+- classifier: the regression's logit of each candidate for the whole text.
+
+Then every channel is fused again with the artifact's weights and the grade prior. A
+general-text encoder places a word problem and the statement it practises only loosely
+together; a word problem and problems written for the same standard lie closer, and the
+regression learns which directions of the space tell one standard's texts from its
+neighbours'. Without the artifact, with one the loader refuses, or where few candidates
+are standards the texts were written for (another state's framework), the fused order
+stands.
 """
 
 from __future__ import annotations
@@ -33,38 +38,59 @@ from edukg.services.alignment.scored import Scored
 
 ARTIFACT = "rerank.json"
 # Below this share of candidates with texts of their own (another state's framework, a
-# subject the texts do not cover) the learned weights, fitted with the channel present,
+# subject the texts do not cover) the learned weights, chosen with the channels present,
 # do not apply.
 COVERAGE = 0.5
+_CHANNELS = ("statement", "components", "words", "domain", "grade_prior", "examples",
+             "whole", "classifier")  # fmt: skip
 
 
 @dataclass(frozen=True)
 class Learned:
-    """The written texts' vectors, whose standard each is, and the learned weights."""
+    """The written texts' vectors and standards, the regression, and the weights."""
 
     vectors: Any  # float32 (texts, DIMENSIONS), unit rows
-    owners: list[str]  # the CASE UUID of each text's standard
-    weights: Weights  # the examples channel's among them
+    owners: Any  # int: each text's standard (an index into `standards`)
+    standards: list[str]  # CASE UUIDs
+    classifier: Any  # float32 (standards, DIMENSIONS)
+    bias: Any  # float32 (standards,)
+    scale: float
+    weights: Weights
     notes_weight: float
+
+
+def _matrix(raw: dict[str, Any], rows: int | None, what: str) -> Any:
+    """A packed float16 matrix of (`rows`, DIMENSIONS) or (1, `rows`), checked finite."""
+    import numpy as np  # noqa: PLC0415
+
+    shape = [int(n) for n in raw["shape"]]
+    data = np.frombuffer(base64.b64decode(raw["float16"]), dtype=np.float16)
+    if len(shape) != 2 or data.size != shape[0] * shape[1]:
+        raise artifacts.Refused(f"{what} has shape {shape} and {data.size} values")
+    if rows is not None and shape not in ([rows, DIMENSIONS], [1, rows]):
+        raise artifacts.Refused(f"{what} has shape {shape}, not ({rows}, {DIMENSIONS})")
+    flat = artifacts.finite_vector(data, data.size, what)
+    return flat.reshape(shape)
 
 
 def _checked(raw: dict[str, Any]) -> Learned:
     import numpy as np  # noqa: PLC0415
 
-    shape = raw["vectors"]["shape"]
-    data = np.frombuffer(base64.b64decode(raw["vectors"]["float16"]), dtype=np.float16)
-    if len(shape) != 2 or shape[1] != DIMENSIONS or data.size != shape[0] * shape[1]:
-        raise artifacts.Refused(f"the texts' vectors have shape {shape}, {data.size} values")
-    rows = artifacts.finite_vector(data, shape[0] * shape[1], "the texts' vectors")
-    standards: list[str] = raw["standards"]
-    owners = [standards[int(n)] for n in raw["owner"]]
-    if len(owners) != shape[0]:
-        raise artifacts.Refused(f"{len(owners)} owners for {shape[0]} texts")
+    standards: list[str] = [str(u) for u in raw["standards"]]
+    owners = np.asarray(raw["owner"], dtype=np.int64)
+    memory = _matrix(raw["vectors"], len(owners), "the texts' vectors")
+    if memory.shape[1] != DIMENSIONS or (
+        len(owners) and not (owners.min() >= 0 and owners.max() < len(standards))
+    ):
+        raise artifacts.Refused("the texts' standards do not match their vectors")
+    classifier = _matrix(raw["classifier"]["weights"], len(standards), "the regression")
+    bias = _matrix(raw["classifier"]["bias"], len(standards), "the regression's bias")[0]
     w = raw["weights"]
     values = [artifacts.finite_number(w[name], f"the weight {name}", -100, 100)
-              for name in ("statement", "components", "words", "domain", "grade_prior",
-                           "examples", "whole", "notes")]  # fmt: skip
-    return Learned(rows.reshape(shape), owners, Weights(*values[:7]), values[7])
+              for name in _CHANNELS]  # fmt: skip
+    scale = artifacts.finite_number(raw["scale"], "the regression's scale", 0.0, 1000.0)
+    notes = artifacts.finite_number(w["notes"], "the weight notes", -100, 100)
+    return Learned(memory, owners, standards, classifier, bias, scale, Weights(*values), notes)
 
 
 def _learned() -> artifacts.Loaded[Learned] | None:
@@ -78,7 +104,7 @@ def fingerprint() -> str | None:
 
 
 def reranked(scored: Scored) -> Scored:
-    """`scored` with the examples channel added and its order fused again by the learned
+    """`scored` with the learned channels added and its order fused again by the learned
     weights (as fused where the stage does not apply)."""
     found = _learned()
     channels = scored.channels
@@ -86,35 +112,36 @@ def reranked(scored: Scored) -> Scored:
     if found is None or channels is None or channels.ranking != "semantic" or matrix is None:
         return scored
     learned = found.value
-    examples, whole, covered = examples_channels(learned, scored.view.case_uuids, matrix,
-                                                 scored.candidates.text)  # fmt: skip
+    added, covered = learned_channels(learned, scored.view.case_uuids, matrix,
+                                      scored.candidates.text)  # fmt: skip
     if covered < COVERAGE * len(scored.view.case_uuids):
         return scored
-    measured = replace(channels, values={**channels.values, "examples": examples,
-                                         "whole": whole})  # fmt: skip
+    measured = replace(channels, values={**channels.values, **added})
     view = scored.view
     total = fusion(measured, learned.weights, view.grades, view.twins, scored.candidates.keep,
                    learned.notes_weight)  # fmt: skip
     return replace(scored, channels=measured, total=total)
 
 
-def examples_channels(learned: Learned, case_uuids: list[str], matrix: Any,
-                      text: str) -> tuple[Any, Any, int]:  # fmt: skip
-    """Each candidate's closest written text, by the passages (pooled) and by the whole
-    text (its first 256 word pieces, as the model reads it), the mean of the others'
-    where it has none; and how many candidates have texts."""
+def learned_channels(learned: Learned, case_uuids: list[str], matrix: Any,
+                     text: str) -> tuple[dict[str, Any], int]:  # fmt: skip
+    """The three learned channels of every candidate (a candidate that is none of the
+    texts' standards takes the others' mean), and how many candidates are."""
     import numpy as np  # noqa: PLC0415
 
+    whole_vector = vectors([text])[0]
     alike, _, _ = pooled(matrix, learned.vectors)
-    whole = learned.vectors @ vectors([text])[0]
+    whole = learned.vectors @ whole_vector
     column = {uuid: n for n, uuid in enumerate(case_uuids)}
-    owner = np.array([column.get(u, -1) for u in learned.owners], dtype=np.int64)
-    mine = owner >= 0
-    out = []
-    for values in (alike, whole):
+    place = np.array([column.get(u, -1) for u in learned.standards], dtype=np.int64)
+    mine = place[learned.owners]
+    out: dict[str, Any] = {}
+    for name, values, where in (("examples", alike, mine), ("whole", whole, mine),
+                                ("classifier", learned.scale * (learned.classifier @ whole_vector)
+                                 + learned.bias, place)):  # fmt: skip
         best = np.full(len(case_uuids), -np.inf, dtype=np.float32)
-        np.maximum.at(best, owner[mine], values[mine])
+        np.maximum.at(best, where[where >= 0], values[where >= 0])
         has = np.isfinite(best)
-        fill = float(best[has].mean()) if has.any() else 0.0
-        out.append(np.where(has, best, fill).astype(np.float32))
-    return out[0], out[1], int(np.isfinite(best).sum())
+        out[name] = np.where(has, best, float(best[has].mean()) if has.any() else 0.0)
+    covered = int(np.isfinite(best).sum())
+    return {k: v.astype(np.float32) for k, v in out.items()}, covered
