@@ -10,7 +10,7 @@ One module per stage, in the order a request meets them:
                          and of its learning components, its words, its domain's
                          heading, the twins' notes
          ─► fusion       the channels on one scale, weighed, with the grade prior
-         ─► rerank       the learned ranking stage (today the identity)
+         ─► rerank       the learned ranking stage (texts written for every standard)
          ─► calibrate    shares of the evidence, calibrated scores, confidence bands
          ─► choose       one result per standard, best first, over the floor, `limit`
          ─► evidence     for each chosen standard, the passages that address it
