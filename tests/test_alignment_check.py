@@ -188,8 +188,9 @@ def test_quality_on_the_dev_problems(indexed_sample_db: str) -> None:
         measured = mathfish.measure_check(store, pairs)
     finally:
         store.close()
-    # Measured 0.909 / 0.847 with the learned ranking stage (bench/align_eval.py, part 4).
-    assert measured.auc >= 0.89 and measured.balanced >= 0.82, (measured.auc, measured.balanced)
+    # Measured 0.910 / 0.829 with the learned ranking stage and the rule that `aligned`
+    # needs a component addressed (bench/align_eval.py, part 4).
+    assert measured.auc >= 0.89 and measured.balanced >= 0.80, (measured.auc, measured.balanced)
     # The verdict agrees with its evidence: never aligned beside 0 of N > 0 components.
     assert not any(aligned and share == 0 for _, aligned, _, share in measured.rows)
     high = [positive for score, _, positive, _ in measured.rows if score >= 0.6]

@@ -10,7 +10,7 @@ from dataclasses import replace
 import pytest
 
 from edukg.model.vocabulary import grade_mask
-from edukg.services.alignment import AlignQuery, align
+from edukg.services.alignment import AlignQuery, ranked, rerank
 from edukg.services.alignment import aligning as align_module
 from edukg.services.alignment.profile import profiles
 from edukg.store import open_store
@@ -35,9 +35,12 @@ def store(indexed_sample_db: str) -> Iterator[Store]:
 
 
 def _first_twin(store: Store, text: str) -> str | None:
-    rows = align(store, AlignQuery(text, jurisdiction="Multi-State", grades_mask=HIGH_SCHOOL)).data
-    codes = [r.brief.statementCode for r in rows]
-    return next((c for c in codes if c in ("HSG-CO.C.10", "HSG-SRT.B.4")), None)
+    """Which of the two twins the ranking puts first for `text` (of the high-school
+    standards), whatever else ranks above them."""
+    found = ranked(store, AlignQuery(text, jurisdiction="Multi-State", grades_mask=HIGH_SCHOOL))
+    scores = {code: float(found.total[i]) for i, code in enumerate(found.view.codes)
+              if code in ("HSG-CO.C.10", "HSG-SRT.B.4")}  # fmt: skip
+    return max(scores, key=lambda code: scores[code]) if scores else None
 
 
 def test_twins_are_told_apart_by_their_notes(store: Store) -> None:
@@ -49,4 +52,9 @@ def test_without_the_notes_the_statement_alone_cannot_tell(
 ) -> None:
     without = replace(profiles(), align=replace(profiles().align, notes_weight=0.0))
     monkeypatch.setattr(align_module, "profiles", lambda: without)
+    monkeypatch.setattr(rerank, "profiles", lambda: without)
+    # The texts written for each twin tell them apart too (the learned stage) ...
+    assert [_first_twin(store, text) for text, _ in CASES] == [want for _, want in CASES]
+    # ... and without them and the notes, the shared statement cannot.
+    monkeypatch.setattr(rerank, "_learned", lambda: None)
     assert [_first_twin(store, text) for text, _ in CASES] != [want for _, want in CASES]

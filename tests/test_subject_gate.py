@@ -94,7 +94,7 @@ def test_without_the_artifact_alignment_falls_back_and_says_so(
     assert _codes(store, LADDER, ("8",))  # the similarity floor decides
     status = subject_gate.status()
     assert status["subjectGate"] is False and "missing" in status["note"]
-    assert text_alignment.version().endswith("+gate-none")
+    assert "+gate-none" in text_alignment.version()
 
 
 @pytest.fixture(scope="module")

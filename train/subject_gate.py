@@ -12,10 +12,9 @@ Data (all of it data edukg may train on; none of it from the dev set or its publ
 - mathematics: 1,500 of MathCAMPS' original problems (../shared/data/alignment-train,
   MIT: Copyright (c) 2024 Gabriel Poesia and the MathCAMPS authors), 1,000 of the sample
   export's learning components and 500 of its standards' statements (CC BY 4.0,
-  Learning Commons), train/texts/math_teaching*.jsonl (written for edukg: how a
-  mathematics lesson's teacher notes read) and 1,500 of train/texts/standards_*.jsonl
-  (written for edukg: items, tasks and lessons for every standard), each drawn with SEED;
-- other subjects: train/texts/other_subjects*.jsonl (written for edukg: science, reading
+  Learning Commons), and train/texts/math_teaching.jsonl (written for edukg: how a
+  mathematics lesson's teacher notes read), each drawn with SEED;
+- other subjects: train/texts/other_subjects.jsonl (written for edukg: science, reading
   and writing, social studies, the arts, physical education and health, languages,
   technology, and a classroom's logistics, some with numbers, dates and prices).
 
@@ -50,9 +49,6 @@ RATE = 1.0
 L2 = 1e-3
 OUT = ROOT / "src" / "edukg" / "model" / "subject_gate.json"
 TEXTS = ROOT / "train" / "texts"
-TEACHING = ("math_teaching.jsonl", "math_teaching_more.jsonl")
-OTHER = ("other_subjects.jsonl", "other_subjects_more.jsonl")
-WRITTEN = tuple(f"standards_{n}.jsonl" for n in range(4))
 
 
 def _rows(path: Path) -> list[dict[str, str]]:
@@ -78,25 +74,22 @@ def _data(shared: Path) -> tuple[list[str], list[str], list[dict[str, object]]]:
                   and n["properties"].get("normalizedStatementType") == "Standard"]  # fmt: skip
     draw.shuffle(components)
     draw.shuffle(statements)
-    teaching = [r["text"] for name in TEACHING for r in _rows(TEXTS / name)]
-    other = [r["text"] for name in OTHER for r in _rows(TEXTS / name)]
-    written = [r["text"] for name in WRITTEN for r in _rows(TEXTS / name)]
-    draw.shuffle(written)
-    # Teachers' notes and tasks as curricula print them, logistics and all: the written
-    # texts of every standard and the teaching notes, as many as MathCAMPS' problems.
-    mathematics = camps[:1500] + components[:1000] + statements[:500] + teaching + written[:1500]
+    teaching = [r["text"] for r in _rows(TEXTS / "math_teaching.jsonl")]
+    other = [r["text"] for r in _rows(TEXTS / "other_subjects.jsonl")]
+    # The teacher notes are few: counted three times, as many as a tenth of the rest.
+    mathematics = camps[:1500] + components[:1000] + statements[:500] + teaching * 3
     sources: list[dict[str, object]] = [
         {"path": "alignment-train/mathcamps/mathcamps.json", "sha256": _digest(camps_path),
          "used": 1500, "class": "mathematics"},
         {"path": "kg-sample/nodes.jsonl", "sha256": _digest(nodes_path),
          "used": "1000 learning components, 500 statements", "class": "mathematics"},
+        {"path": "train/texts/math_teaching.jsonl",
+         "sha256": _digest(TEXTS / "math_teaching.jsonl"), "used": len(teaching),
+         "class": "mathematics"},
+        {"path": "train/texts/other_subjects.jsonl",
+         "sha256": _digest(TEXTS / "other_subjects.jsonl"), "used": len(other),
+         "class": "other"},
     ]  # fmt: skip
-    for names, used, kind in ((TEACHING, "all", "mathematics"),
-                              (WRITTEN, "1500 of the four files, drawn with SEED", "mathematics"),
-                              (OTHER, "all", "other")):  # fmt: skip
-        for name in names:
-            sources.append({"path": f"train/texts/{name}", "sha256": _digest(TEXTS / name),
-                            "used": used, "class": kind})  # fmt: skip
     return mathematics, other, sources
 
 

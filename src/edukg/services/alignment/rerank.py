@@ -33,7 +33,7 @@ from edukg.services.alignment import artifacts
 from edukg.services.alignment.channels import pooled
 from edukg.services.alignment.fusion import fusion
 from edukg.services.alignment.passages import vectors
-from edukg.services.alignment.profile import Weights
+from edukg.services.alignment.profile import Weights, profiles
 from edukg.services.alignment.scored import Scored
 
 ARTIFACT = "rerank.json"
@@ -56,7 +56,6 @@ class Learned:
     bias: Any  # float32 (standards,)
     scale: float
     weights: Weights
-    notes_weight: float
 
 
 def _matrix(raw: dict[str, Any], rows: int | None, what: str) -> Any:
@@ -89,8 +88,7 @@ def _checked(raw: dict[str, Any]) -> Learned:
     values = [artifacts.finite_number(w[name], f"the weight {name}", -100, 100)
               for name in _CHANNELS]  # fmt: skip
     scale = artifacts.finite_number(raw["scale"], "the regression's scale", 0.0, 1000.0)
-    notes = artifacts.finite_number(w["notes"], "the weight notes", -100, 100)
-    return Learned(memory, owners, standards, classifier, bias, scale, Weights(*values), notes)
+    return Learned(memory, owners, standards, classifier, bias, scale, Weights(*values))
 
 
 def _learned() -> artifacts.Loaded[Learned] | None:
@@ -118,8 +116,9 @@ def reranked(scored: Scored) -> Scored:
         return scored
     measured = replace(channels, values={**channels.values, **added})
     view = scored.view
+    # The twins' notes weigh as the align profile says, with or without the stage.
     total = fusion(measured, learned.weights, view.grades, view.twins, scored.candidates.keep,
-                   learned.notes_weight)  # fmt: skip
+                   profiles().align.notes_weight)  # fmt: skip
     return replace(scored, channels=measured, total=total)
 
 
