@@ -109,3 +109,17 @@ def test_the_written_texts_held_apart_from_training(sample_store: Store) -> None
     assert measured.hits[1] >= 0.59 and measured.hits[5] >= 0.80, measured.hits
     high = [right for score, right in measured.first if score >= 0.6]
     assert sum(high) / len(high) >= 0.67, "'high' is right two times in three or more"
+
+
+def test_a_practice_is_one_standard_per_framework(sample_store: Store) -> None:
+    """1.MP1 ... HS.MP1 share one statement: answered once, with every grade's place."""
+    text = ("Make sense of the problem before you start: what is it asking? Try a strategy, and"
+            " if it does not work, try another. Check whether your answer makes sense, and keep"
+            " going when it is hard.")  # fmt: skip
+    rows = align(sample_store, AlignQuery(text, jurisdiction="Multi-State")).data
+    practices = [r.brief.statementCode.split(".")[-1] for r in rows
+                 if r.brief.statementCode and ".MP" in r.brief.statementCode]  # fmt: skip
+    assert "MP1" in practices, [r.brief.statementCode for r in rows]
+    assert len(practices) == len(set(practices)), practices
+    first = next(r for r in rows if (r.brief.statementCode or "").endswith(".MP1"))
+    assert len(first.extension.placements) > 8  # K-8 and high school
