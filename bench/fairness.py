@@ -38,6 +38,7 @@ import httpx
 import orjson
 
 from bench.serve import BASE
+from harness.flood import flood
 from harness.processes import EDUKG, free_port, wait_port
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -208,24 +209,12 @@ async def _flooders(base: str, keys: list[str], text: Callable[[], str], standar
                     stop: float, established: asyncio.Event) -> dict[int, int]:  # fmt: skip
     """Each key on one connection: a new 20,000-character check after another.
     `established` is set once every key has had an answer: the flood is under way."""
-    statuses: dict[int, int] = {}
-    unanswered = set(keys)
 
-    async def one(key: str, n: int) -> None:
-        async with httpx.AsyncClient(base_url=base, headers={"x-api-key": key}, timeout=120) as c:
-            while time.monotonic() < stop:
-                body = {"text": text(), "caseIdentifierUUID": standards[n % len(standards)]}
-                r = await c.post(f"{BASE}/alignments/check", json=body)
-                statuses[r.status_code] = statuses.get(r.status_code, 0) + 1
-                if r.status_code == 200:
-                    unanswered.discard(key)
-                    if not unanswered:
-                        established.set()
-                else:
-                    await asyncio.sleep(0.05)
+    def request(c: httpx.AsyncClient, n: int) -> Awaitable[httpx.Response]:
+        body = {"text": text(), "caseIdentifierUUID": standards[n % len(standards)]}
+        return c.post(f"{BASE}/alignments/check", json=body)
 
-    await asyncio.gather(*(one(k, n) for n, k in enumerate(keys)))
-    return statuses
+    return await flood(base, keys, 1, request, stop, established)
 
 
 def _pct(values: list[float], q: float) -> float:

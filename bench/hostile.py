@@ -45,12 +45,13 @@ import subprocess
 import tempfile
 import time
 import tracemalloc
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import httpx
 
 from bench.serve import BASE, rss_mb
+from harness.flood import flood
 from harness.processes import EDUKG, free_port, wait_port
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -176,23 +177,11 @@ async def _flooders(base: str, keys: list[str], connections: int, text: Callable
     """`connections` connections per key, each aligning a new long text after another
     until `stop`; the statuses they got. `established` is set once every key has had an
     answer: the flood is under way (not the server's first requests, the model loading)."""
-    statuses: dict[int, int] = {}
-    unanswered = set(keys)
 
-    async def one(key: str) -> None:
-        async with httpx.AsyncClient(base_url=base, headers={"x-api-key": key}, timeout=120) as c:
-            while time.monotonic() < stop:
-                r = await c.post(f"{BASE}/alignments", json={"text": text()})
-                statuses[r.status_code] = statuses.get(r.status_code, 0) + 1
-                if r.status_code == 200:
-                    unanswered.discard(key)
-                    if not unanswered:
-                        established.set()
-                else:
-                    await asyncio.sleep(0.05)
+    def request(c: httpx.AsyncClient, _: int) -> Awaitable[httpx.Response]:
+        return c.post(f"{BASE}/alignments", json={"text": text()})
 
-    await asyncio.gather(*(one(k) for k in keys for _ in range(connections)))
-    return statuses
+    return await flood(base, keys, connections, request, stop, established)
 
 
 async def _meanwhile(base: str, key: str, count: int, label: str,
