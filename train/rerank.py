@@ -51,8 +51,7 @@ L2 = 1e-3
 # Chosen on the dev problems among a handful (docs/search.md): the texts' channels against
 # the passages (examples) and the whole text (whole), and the regression's (classifier).
 WEIGHTS = {"statement": 0.5, "components": 1.2, "words": 0.6, "domain": 0.3,
-           "grade_prior": 0.15, "examples": 0.3, "whole": 0.5, "classifier": 2.0,
-           "notes": 5.0}  # fmt: skip
+           "grade_prior": 0.15, "examples": 0.3, "whole": 0.5, "classifier": 2.0}  # fmt: skip
 OUT = ROOT / "src" / "edukg" / "model" / "rerank.json"
 
 
